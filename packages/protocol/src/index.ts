@@ -1,0 +1,37 @@
+// The public surface of @memoryd/protocol. Adding a symbol here makes it
+// public API: do so intentionally.
+
+export { PROTOCOL_VERSION, Capabilities, type Capability } from './version.js';
+export { ErrorCodes, ErrorNames, type ErrorCode, type InvalidParamsData } from './errors.js';
+export { Limits } from './limits.js';
+export { defineMethod, type MethodDescriptor, type ParamsOf, type ResultOf } from './method.js';
+export { codePoints, jsonDepth, utf8Bytes } from './schemas/kinds.js';
+export {
+  AgentId,
+  CheckpointState,
+  Content,
+  Limit,
+  MessageCount,
+  Query,
+  Tag,
+  Tags,
+  Timestamp,
+  Ulid,
+} from './schemas/primitives.js';
+export {
+  AgentSummary,
+  Checkpoint,
+  CheckpointRecord,
+  CheckpointSummary,
+  ExportHeader,
+  ExportRecord,
+  Fact,
+  FactRecord,
+} from './schemas/records.js';
+export { DaemonHello, DaemonShutdown, DaemonStatus } from './methods/daemon.js';
+export { MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from './methods/memory.js';
+export { CheckpointList, CheckpointResume, CheckpointSave } from './methods/checkpoint.js';
+export { AgentList } from './methods/agent.js';
+export { AdminExport, AdminImport } from './methods/admin.js';
+export { Methods, type MethodName } from './methods/all.js';
+export { fieldOf, validate, validateExportRecord, validateParams, type Validation } from './validate.js';

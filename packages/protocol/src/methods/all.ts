@@ -1,0 +1,26 @@
+import type { MethodDescriptor } from '../method.js';
+import { AdminExport, AdminImport } from './admin.js';
+import { AgentList } from './agent.js';
+import { CheckpointList, CheckpointResume, CheckpointSave } from './checkpoint.js';
+import { DaemonHello, DaemonShutdown, DaemonStatus } from './daemon.js';
+import { MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from './memory.js';
+
+/** Every method of protocol version 1, in DESIGN.md's order. */
+export const Methods = [
+  DaemonHello,
+  DaemonStatus,
+  MemoryAdd,
+  MemorySearch,
+  MemoryList,
+  MemoryReflect,
+  CheckpointSave,
+  CheckpointResume,
+  CheckpointList,
+  AgentList,
+  AdminExport,
+  AdminImport,
+  DaemonShutdown,
+] as const satisfies readonly MethodDescriptor[];
+
+/** The name of any protocol version 1 method. */
+export type MethodName = (typeof Methods)[number]['method'];

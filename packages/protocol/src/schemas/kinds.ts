@@ -1,0 +1,157 @@
+import { Kind, type TSchema, type TUnsafe, Type, TypeRegistry } from '@sinclair/typebox';
+
+// TypeBox's standard keywords count UTF-16 code units, but DESIGN.md's
+// limits are in UTF-8 bytes (content, query), in code points (tags) and in
+// JSON size and depth (state). These custom kinds keep those limits inside
+// the one schema that also yields the TypeScript type and the published
+// JSON Schema, which carries the nearest standard keywords plus a
+// description of the exact rule. TypeCompiler calls the registered check.
+
+/**
+ * UTF-8 length of a string, counted without encoding it (the protocol has
+ * no TextEncoder: it is built without Node's or the DOM's types). A lone
+ * surrogate counts as 3 bytes, as its U+FFFD replacement encodes.
+ */
+export function utf8Bytes(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** Number of Unicode code points in a string. */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+const NOT_BLANK = /\S/u;
+
+const TextKind = 'MemorydText';
+
+/** Options of a {@link Text} schema. */
+export interface TextOptions {
+  /** Smallest allowed size, in `unit`s. */
+  min: number;
+  /** Largest allowed size, in `unit`s. */
+  max: number;
+  unit: 'bytes' | 'codePoints';
+  /** Reject strings made only of white space. */
+  notBlank: boolean;
+  description: string;
+}
+
+const textOptions = Symbol('memoryd.textOptions');
+
+export interface TText extends TUnsafe<string> {
+  [textOptions]: TextOptions;
+}
+
+TypeRegistry.Set<TText>(TextKind, (schema, value) => {
+  if (typeof value !== 'string') return false;
+  const o = schema[textOptions];
+  const size = o.unit === 'bytes' ? utf8Bytes(value) : codePoints(value);
+  if (size < o.min || size > o.max) return false;
+  return !o.notBlank || NOT_BLANK.test(value);
+});
+
+/**
+ * A string measured in UTF-8 bytes or code points. Its JSON Schema shows
+ * `type: "string"` with a `maxLength` no stricter than the real rule (a
+ * code unit is never more than its UTF-8 bytes) and the rule in words.
+ */
+export function Text(options: TextOptions): TText {
+  const schema = Type.Unsafe<string>({
+    [Kind]: TextKind,
+    type: 'string',
+    minLength: options.min,
+    maxLength: options.unit === 'bytes' ? options.max : options.max * 2,
+    ...(options.notBlank ? { pattern: '\\S' } : {}),
+    description: options.description,
+  }) as TText;
+  // A symbol key: copied by Type.Optional's spread, never serialised.
+  schema[textOptions] = options;
+  return schema;
+}
+
+/** Why a value fails a {@link Text} schema, in words. */
+export function textRule(schema: TSchema): string | undefined {
+  const o = (schema as Partial<TText>)[textOptions];
+  if (o === undefined) return undefined;
+  const unit = o.unit === 'bytes' ? 'bytes of UTF-8' : 'characters';
+  const blank = o.notBlank ? ', not only white space' : '';
+  return `must be a string of ${o.min} to ${o.max} ${unit}${blank}`;
+}
+
+const StateKind = 'MemorydState';
+
+const stateOptions = Symbol('memoryd.stateOptions');
+
+export interface StateOptions {
+  maxBytes: number;
+  maxDepth: number;
+  description: string;
+}
+
+export interface TState extends TUnsafe<Record<string, unknown>> {
+  [stateOptions]: StateOptions;
+}
+
+/** Depth of nested objects and arrays; a scalar is 0, `{}` is 1. */
+export function jsonDepth(value: unknown, limit: number): number {
+  // Iterative, so a hostile 10,000-deep value cannot overflow the stack.
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (d > max) max = d;
+    if (max > limit) return max;
+    for (const child of Object.values(v)) {
+      if (child !== null && typeof child === 'object') stack.push([child, d + 1]);
+    }
+  }
+  return max;
+}
+
+TypeRegistry.Set<TState>(StateKind, (schema, value) => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const o = schema[stateOptions];
+  if (jsonDepth(value, o.maxDepth) > o.maxDepth) return false;
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value);
+  } catch {
+    return false;
+  }
+  return json !== undefined && utf8Bytes(json) <= o.maxBytes;
+});
+
+/** A JSON object bounded in UTF-8 JSON size and nesting depth. */
+export function State(options: StateOptions): TState {
+  const schema = Type.Unsafe<Record<string, unknown>>({
+    [Kind]: StateKind,
+    type: 'object',
+    description: options.description,
+  }) as TState;
+  schema[stateOptions] = options;
+  return schema;
+}
+
+/** Why a value fails a {@link State} schema, in words. */
+export function stateRule(schema: TSchema): string | undefined {
+  const o = (schema as Partial<TState>)[stateOptions];
+  if (o === undefined) return undefined;
+  return `must be a JSON object of at most ${o.maxBytes} bytes as UTF-8 JSON, nested at most ${o.maxDepth} levels`;
+}

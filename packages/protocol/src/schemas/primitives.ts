@@ -1,0 +1,80 @@
+import { Type } from '@sinclair/typebox';
+import { Limits } from '../limits.js';
+import { State, Text } from './kinds.js';
+
+/**
+ * An agent's id: 1–128 characters of `[A-Za-z0-9._:@-]`, case-sensitive
+ * (`A` and `a` are two agents).
+ */
+export const AgentId = Type.String({
+  minLength: 1,
+  maxLength: Limits.agentIdMaxLength,
+  pattern: Limits.agentIdPattern,
+  description: 'Agent id: 1-128 characters of A-Z a-z 0-9 . _ : @ -; case-sensitive.',
+});
+
+/** A ULID: 26 characters of Crockford base 32, time-sortable. */
+export const Ulid = Type.String({
+  pattern: '^[0-9A-HJKMNP-TV-Z]{26}$',
+  description: 'ULID: 26 characters of Crockford base 32; sorts by creation time.',
+});
+
+/** RFC 3339 UTC with milliseconds, e.g. `2026-12-02T11:29:00.000Z`. */
+export const Timestamp = Type.String({
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+  description: 'RFC 3339 UTC time with milliseconds, e.g. 2026-12-02T11:29:00.000Z.',
+});
+
+/** A fact's text: 1–16,384 bytes of UTF-8, not only white space. */
+export const Content = Text({
+  min: 1,
+  max: Limits.contentMaxBytes,
+  unit: 'bytes',
+  notBlank: true,
+  description: 'Fact text: 1-16384 bytes of UTF-8, not only white space.',
+});
+
+/** One tag: 1–64 code points, not only white space. */
+export const Tag = Text({
+  min: 1,
+  max: Limits.tagMaxCodePoints,
+  unit: 'codePoints',
+  notBlank: true,
+  description: 'Tag: 1-64 characters (code points), not only white space.',
+});
+
+/** At most 32 tags. */
+export const Tags = Type.Array(Tag, {
+  maxItems: Limits.tagsMaxItems,
+  description: 'At most 32 tags.',
+});
+
+/** A search query: 1–1,024 bytes of UTF-8. */
+export const Query = Text({
+  min: 1,
+  max: Limits.queryMaxBytes,
+  unit: 'bytes',
+  notBlank: false,
+  description: 'Search query: 1-1024 bytes of UTF-8.',
+});
+
+/** Page size of search and list: 1–100, default 10. */
+export const Limit = Type.Integer({
+  minimum: 1,
+  maximum: Limits.limitMax,
+  description: 'How many items at most: 1-100, default 10.',
+});
+
+/** A checkpoint's state: a JSON object, ≤ 1 MiB as UTF-8 JSON, ≤ 64 levels deep. */
+export const CheckpointState = State({
+  maxBytes: Limits.stateMaxBytes,
+  maxDepth: Limits.stateMaxDepth,
+  description: 'Session state: a JSON object, at most 1 MiB as UTF-8 JSON, nested at most 64 levels.',
+});
+
+/** How many messages the session had when saved: integer 0–2,147,483,647. */
+export const MessageCount = Type.Integer({
+  minimum: 0,
+  maximum: Limits.messageCountMax,
+  description: 'Messages in the session when saved: integer 0-2147483647.',
+});

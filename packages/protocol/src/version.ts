@@ -1,0 +1,23 @@
+/**
+ * The protocol version spoken by this package. A daemon announces it in
+ * `daemon.hello`; it changes only with an incompatible change to a method
+ * name, a param's meaning or a result shape.
+ * @since 1
+ */
+export const PROTOCOL_VERSION = 1 as const;
+
+/**
+ * Capabilities that protocol version 1 daemons announce in `daemon.hello`.
+ * A client must not assume a capability the daemon did not announce.
+ */
+export const Capabilities = {
+  /**
+   * `checkpoint.resume` honours `reportNotFound: true` and answers
+   * `{notFound: true}` instead of the -32004 error.
+   * @since 1
+   */
+  reportNotFound: 'reportNotFound',
+} as const;
+
+/** One of {@link Capabilities}. */
+export type Capability = (typeof Capabilities)[keyof typeof Capabilities];
