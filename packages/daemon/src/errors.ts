@@ -1,0 +1,71 @@
+import type { InvalidParamsData } from '@memoryd/protocol';
+
+/**
+ * Stable codes of the daemon's local errors. Code is the contract, message
+ * is for people: callers and tests branch on `code` (and `cause.code`),
+ * never on text. The RPC server maps these to wire codes in one place.
+ */
+export const DaemonErrorCodes = {
+  /** Params passed the schema but break a rule it cannot express. */
+  InvalidParams: 'MEMORYD_INVALID_PARAMS',
+  /** A fact or checkpoint that does not exist. */
+  NotFound: 'MEMORYD_NOT_FOUND',
+  /** The store failed (I/O, closed, ...). */
+  Storage: 'MEMORYD_STORAGE',
+  /** A stored record failed to decode. */
+  Decode: 'MEMORYD_DECODE',
+  /** Another process holds the data dir's LevelDB lock. */
+  DataDirLocked: 'MEMORYD_DATA_DIR_LOCKED',
+  /** Another daemon answers on the socket. */
+  SocketInUse: 'MEMORYD_SOCKET_IN_USE',
+  /** The socket path or its directory is unusable (length, owner, mode). */
+  SocketPath: 'MEMORYD_SOCKET_PATH',
+  /** Bad command-line flags or environment. */
+  Usage: 'MEMORYD_USAGE',
+} as const;
+
+export type DaemonErrorCode = (typeof DaemonErrorCodes)[keyof typeof DaemonErrorCodes];
+
+/**
+ * The one local error class of the daemon: a stable `code`, a message for
+ * people, the original error as `cause`, and for invalid params the
+ * `{field, reason}` that goes on the wire as `data`.
+ */
+export class DaemonError extends Error {
+  readonly code: DaemonErrorCode;
+  readonly data: InvalidParamsData | undefined;
+
+  constructor(code: DaemonErrorCode, message: string, options: { cause?: unknown; data?: InvalidParamsData } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'DaemonError';
+    this.code = code;
+    this.data = options.data;
+  }
+}
+
+/** An invalid_params error for one field. */
+export function invalidParams(field: string, reason: string): DaemonError {
+  return new DaemonError(DaemonErrorCodes.InvalidParams, `invalid params: ${field}: ${reason}`, {
+    data: { field, reason },
+  });
+}
+
+/** A not_found error. */
+export function notFound(message: string): DaemonError {
+  return new DaemonError(DaemonErrorCodes.NotFound, message);
+}
+
+/**
+ * Wraps a failure of the store, keeping it as the cause and its code in the
+ * message (the wire carries the message; the cause stays in the log).
+ */
+export function storageError(what: string, cause: unknown): DaemonError {
+  const detail = cause instanceof Error ? `${(cause as { code?: string }).code ?? cause.name}: ${cause.message}` : String(cause);
+  return new DaemonError(DaemonErrorCodes.Storage, `${what}: ${detail}`, { cause });
+}
+
+/** A stored record that does not decode: an error for the request that read it. */
+export function decodeError(what: string, cause: unknown): DaemonError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new DaemonError(DaemonErrorCodes.Decode, `could not decode ${what}: ${detail}`, { cause });
+}

@@ -1,0 +1,46 @@
+import type {
+  AdminExport,
+  AdminImport,
+  AgentList,
+  CheckpointList,
+  CheckpointResume,
+  CheckpointSave,
+  MemoryAdd,
+  MemoryList,
+  MemoryReflect,
+  MemorySearch,
+  ParamsOf,
+  ResultOf,
+} from '@memoryd/protocol';
+
+/** Counts of `daemon.status`. */
+export interface StoreCounts {
+  /** Current facts, all agents. */
+  facts: number;
+  /** Checkpoints, all agents. */
+  checkpoints: number;
+  /** Agents with at least one current fact or checkpoint. */
+  agents: number;
+}
+
+/**
+ * What the RPC layer needs of the store. Params arrive validated against
+ * the method's schema (the store does not recheck them); failures are
+ * DaemonErrors (NotFound, InvalidParams for rules a schema cannot express,
+ * Storage, Decode), never an empty success.
+ */
+export interface MemoryStore {
+  addFact(p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>>;
+  searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>>;
+  listFacts(p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>>;
+  reflect(p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>>;
+  saveCheckpoint(p: ParamsOf<typeof CheckpointSave>): Promise<ResultOf<typeof CheckpointSave>>;
+  resumeCheckpoint(p: ParamsOf<typeof CheckpointResume>): Promise<ResultOf<typeof CheckpointResume>>;
+  listCheckpoints(p: ParamsOf<typeof CheckpointList>): Promise<ResultOf<typeof CheckpointList>>;
+  listAgents(p: ParamsOf<typeof AgentList>): Promise<ResultOf<typeof AgentList>>;
+  exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>>;
+  importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>>;
+  counts(): Promise<StoreCounts>;
+  /** Waits for writes in progress, closes export cursors, closes LevelDB. */
+  close(): Promise<void>;
+}
