@@ -35,3 +35,12 @@ export { AgentList } from './methods/agent.js';
 export { AdminExport, AdminImport } from './methods/admin.js';
 export { Methods, type MethodName } from './methods/all.js';
 export { fieldOf, validate, validateExportRecord, validateParams, type Validation } from './validate.js';
+export {
+  defaultSocketPath,
+  maxSocketPathBytes,
+  MaxSocketPathBytes,
+  socketDirProblem,
+  socketPathProblem,
+  type DirStat,
+  type SocketEnv,
+} from './socket-path.js';

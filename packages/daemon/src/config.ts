@@ -1,0 +1,132 @@
+import { homedir, platform as osPlatform } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { defaultSocketPath, Limits } from '@memoryd/protocol';
+import { DaemonError, DaemonErrorCodes } from './errors.js';
+import { type LogLevel, LogLevels } from './logger.js';
+
+/** Everything the daemon is configured by, after flags and environment. */
+export interface DaemonConfig {
+  /** Socket path to bind (ignored under socket activation, except for reports). */
+  socket: string;
+  /** True when the user chose the socket (flag or env): its directory is not second-guessed. */
+  socketExplicit: boolean;
+  /** Data directory; LevelDB lives in `<dataDir>/store`. */
+  dataDir: string;
+  /** Acknowledge writes only once LevelDB has synced them to disk. */
+  sync: boolean;
+  logLevel: LogLevel;
+  /** Simultaneous connections before new ones get -32011. */
+  maxConnections: number;
+  /** Idle time after which an export cursor expires. */
+  exportCursorTtlMs: number;
+}
+
+/** What `main` should do. */
+export type Invocation = { kind: 'run'; config: DaemonConfig } | { kind: 'help' } | { kind: 'version' };
+
+export const HELP = `Usage: memoryd [options]
+
+The memoryd daemon: owns the LevelDB store and serves JSON-RPC 2.0 (one JSON
+object per line) on a Unix socket. Runs in the foreground; logs are JSON
+lines on stderr. SIGTERM or SIGINT stop it gracefully.
+
+Options (each also settable by the environment variable shown):
+  --socket PATH           Unix socket to listen on                   [MEMORYD_SOCKET]
+                          default: $XDG_RUNTIME_DIR/memoryd/memoryd.sock,
+                          else $TMPDIR/memoryd-<uid>/memoryd.sock (TMPDIR: /tmp)
+  --data-dir DIR          where the store lives (LevelDB in DIR/store) [MEMORYD_DATA_DIR]
+                          default: $XDG_DATA_HOME/memoryd (~/.local/share/memoryd);
+                          macOS: ~/Library/Application Support/memoryd
+  --no-sync               acknowledge writes before they reach the disk: faster,
+                          but a power loss may lose recent writes   [MEMORYD_NO_SYNC=1]
+  --log-level LEVEL       error, warn, info or debug (default info)  [MEMORYD_LOG_LEVEL]
+  --max-connections N     simultaneous connections; more get error -32011
+                          (default ${Limits.defaultMaxConnections})                           [MEMORYD_MAX_CONNECTIONS]
+  --export-cursor-ttl MS  idle time before an admin.export cursor expires
+                          (default ${Limits.exportCursorIdleMs})                         [MEMORYD_EXPORT_CURSOR_TTL_MS]
+  -h, --help              print this help and exit
+  -V, --version           print the version and exit
+
+Under systemd socket activation (LISTEN_FDS, LISTEN_PID) the daemon serves
+the inherited socket instead of binding its own.
+`;
+
+/** Default data dir: XDG on Linux and others, Application Support on macOS. */
+export function defaultDataDir(env: NodeJS.ProcessEnv, platform: string, home: string): string {
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'memoryd');
+  const xdg = env['XDG_DATA_HOME'];
+  return join(xdg ? xdg : join(home, '.local', 'share'), 'memoryd');
+}
+
+function usage(message: string): DaemonError {
+  return new DaemonError(DaemonErrorCodes.Usage, message);
+}
+
+function positiveInt(name: string, text: string, min: number): number {
+  if (!/^\d+$/.test(text.trim())) throw usage(`${name} must be a whole number, got ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < min) throw usage(`${name} must be at least ${min}, got ${text}`);
+  return n;
+}
+
+function truthy(text: string | undefined): boolean {
+  return text !== undefined && /^(1|true|yes|on)$/i.test(text.trim());
+}
+
+/**
+ * Reads flags, then the environment, then defaults (flags win). Throws a
+ * DaemonError with code Usage on anything it does not understand.
+ */
+export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv): Invocation {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        socket: { type: 'string' },
+        'data-dir': { type: 'string' },
+        'no-sync': { type: 'boolean' },
+        'log-level': { type: 'string' },
+        'max-connections': { type: 'string' },
+        'export-cursor-ttl': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean', short: 'V' },
+      },
+    });
+  } catch (err) {
+    throw usage(`${(err as Error).message} (see memoryd --help)`);
+  }
+  const v = parsed.values;
+  if (v.help) return { kind: 'help' };
+  if (v.version) return { kind: 'version' };
+
+  const socketChoice = v.socket ?? (env['MEMORYD_SOCKET'] || undefined);
+  const uid = process.getuid?.() ?? 0;
+  const socket = socketChoice ?? defaultSocketPath({ XDG_RUNTIME_DIR: env['XDG_RUNTIME_DIR'], TMPDIR: env['TMPDIR'] }, uid);
+  const dataDir = v['data-dir'] ?? (env['MEMORYD_DATA_DIR'] || defaultDataDir(env, osPlatform(), env['HOME'] || homedir()));
+  if (socket === '') throw usage('--socket must not be empty');
+  if (dataDir === '') throw usage('--data-dir must not be empty');
+
+  const logLevel = (v['log-level'] ?? env['MEMORYD_LOG_LEVEL'] ?? 'info').trim();
+  if (!(LogLevels as readonly string[]).includes(logLevel)) {
+    throw usage(`--log-level must be one of ${LogLevels.join(', ')}, got ${JSON.stringify(logLevel)}`);
+  }
+  const maxConnText = v['max-connections'] ?? env['MEMORYD_MAX_CONNECTIONS'];
+  const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
+
+  return {
+    kind: 'run',
+    config: {
+      socket,
+      socketExplicit: socketChoice !== undefined,
+      dataDir,
+      sync: !(v['no-sync'] === true || truthy(env['MEMORYD_NO_SYNC'])),
+      logLevel: logLevel as LogLevel,
+      maxConnections: maxConnText === undefined ? Limits.defaultMaxConnections : positiveInt('--max-connections', maxConnText, 1),
+      exportCursorTtlMs: ttlText === undefined ? Limits.exportCursorIdleMs : positiveInt('--export-cursor-ttl', ttlText, 1),
+    },
+  };
+}

@@ -1,0 +1,114 @@
+import type { DaemonConfig } from './config.js';
+import { DaemonError, DaemonErrorCodes } from './errors.js';
+import type { Logger } from './logger.js';
+import { daemonMethods } from './methods.js';
+import { RpcDispatcher } from './server/rpc-dispatcher.js';
+import { takeActivationFd } from './server/socket-activation.js';
+import { claimSocketPath, prepareSocketDir } from './server/socket-file.js';
+import { type ListenTarget, SocketServer } from './server/socket-server.js';
+import type { MemoryStore } from './store/memory-store.js';
+import { openStore } from './store/open-store.js';
+import { DAEMON_VERSION } from './version.js';
+
+/** DESIGN.md: a stopping daemon exits within 5 s; we give ourselves 4.5. */
+const STOP_DEADLINE_MS = 4_500;
+
+/** A running daemon. */
+export interface RunningDaemon {
+  /** The socket path served (under activation: the configured one, for reports). */
+  readonly socket: string;
+  /** Stops gracefully; resolves once the store is closed. Idempotent. */
+  stop(reason: string): Promise<void>;
+  /** Resolves when the daemon has stopped (by stop(), daemon.shutdown or a signal). */
+  readonly stopped: Promise<void>;
+}
+
+/**
+ * Starts a daemon: takes the data dir's lock first (so of two racing
+ * daemons the loser finds out before touching the socket), then claims
+ * the socket (replacing a stale file, refusing a live one), then serves.
+ * Failures are DaemonErrors whose message is the one-line reason.
+ */
+export async function startDaemon(config: DaemonConfig, log: Logger): Promise<RunningDaemon> {
+  const activationFd = takeActivationFd(process.env, process.pid);
+  const target: ListenTarget = activationFd === undefined ? { path: config.socket } : { fd: activationFd, path: config.socket };
+  if (activationFd === undefined) await prepareSocketDir(config.socket, config.socketExplicit);
+
+  const store: MemoryStore = await openStore({
+    dataDir: config.dataDir,
+    sync: config.sync,
+    logger: log,
+    exportCursorTtlMs: config.exportCursorTtlMs,
+  });
+
+  let server: SocketServer | undefined;
+  let stopping: Promise<void> | undefined;
+  let resolveStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
+
+  const stop = (reason: string): Promise<void> => {
+    stopping ??= (async () => {
+      log.info('stopping', { reason });
+      try {
+        await server?.close();
+      } finally {
+        await store.close();
+        log.info('stopped', { reason });
+        resolveStopped();
+      }
+    })();
+    return stopping;
+  };
+
+  const startedAt = new Date();
+  const ctx = {
+    pid: process.pid,
+    startedAt,
+    socket: config.socket,
+    dataDir: config.dataDir,
+    connectionCount: () => server?.connectionCount ?? 0,
+    // After the current response is written: microtasks run first.
+    requestShutdown: (reason: string) => setImmediate(() => void stop(reason)),
+  };
+
+  try {
+    if (activationFd === undefined) await claimSocketPath(config.socket);
+    const dispatcher = new RpcDispatcher(daemonMethods(store, ctx), log);
+    server = new SocketServer(dispatcher, config.maxConnections, log);
+    await server.listen(target);
+  } catch (err) {
+    await store.close().catch((closeErr: unknown) => log.warn('closing the store failed', { err: closeErr }));
+    if (err instanceof DaemonError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new DaemonError(DaemonErrorCodes.SocketInUse, `socket ${config.socket} is already in use`, { cause: err });
+    }
+    throw new DaemonError(DaemonErrorCodes.SocketPath, `cannot listen on ${config.socket}: ${(err as Error).message}`, {
+      cause: err,
+    });
+  }
+
+  log.info('listening', {
+    version: DAEMON_VERSION,
+    socket: config.socket,
+    activated: activationFd !== undefined,
+    dataDir: config.dataDir,
+    sync: config.sync,
+    pid: process.pid,
+  });
+  return { socket: config.socket, stop, stopped };
+}
+
+/** Runs `stop` on SIGTERM/SIGINT, and exits hard if it overruns the deadline. */
+export function stopOnSignals(daemon: RunningDaemon, log: Logger, exit: (code: number) => void): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    const timer = setTimeout(() => {
+      log.error('graceful stop overran its deadline; exiting', { deadlineMs: STOP_DEADLINE_MS });
+      exit(1);
+    }, STOP_DEADLINE_MS);
+    timer.unref();
+    void daemon.stop(signal);
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

@@ -1,0 +1,10 @@
+// The public surface of @memoryd/daemon: embedding the daemon (tests,
+// benchmarks) and its local errors. Adding a symbol here makes it public.
+
+export { type DaemonConfig, defaultDataDir, parseInvocation } from './config.js';
+export { startDaemon, type RunningDaemon } from './daemon.js';
+export { DaemonError, DaemonErrorCodes, type DaemonErrorCode } from './errors.js';
+export { createLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
+export type { MemoryStore, StoreCounts } from './store/memory-store.js';
+export { openStore } from './store/open-store.js';
+export { DAEMON_VERSION } from './version.js';

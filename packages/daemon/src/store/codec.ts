@@ -1,0 +1,106 @@
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { Checkpoint, Timestamp, Ulid, validate } from '@memoryd/protocol';
+import { decodeError } from '../errors.js';
+
+/*
+ * Stored values are JSON text. Decoding parses and then checks the shape
+ * against a schema: a value that fails either is a decode error for the
+ * request that read it, never skipped and never replaced by a fallback.
+ */
+
+/**
+ * A fact version as stored (under `fact` while current, `hist` after).
+ * The agentId is in the key, not the value.
+ */
+export const StoredFact = Type.Object({
+  id: Ulid,
+  content: Type.String(),
+  tags: Type.Optional(Type.Array(Type.String())),
+  createdAt: Timestamp,
+  updatedAt: Type.Optional(Timestamp),
+  supersededBy: Type.Optional(Ulid),
+  deletedAt: Type.Optional(Timestamp),
+});
+/** A fact version as stored. */
+export type StoredFact = Static<typeof StoredFact>;
+
+/** A checkpoint as stored: the protocol's `Checkpoint`, state included. */
+export const StoredCheckpoint = Checkpoint;
+/** A checkpoint as stored. */
+export type StoredCheckpoint = Static<typeof StoredCheckpoint>;
+
+/** An agent's counters. */
+export const AgentStats = Type.Object({
+  facts: Type.Integer({ minimum: 0 }),
+  checkpoints: Type.Integer({ minimum: 0 }),
+});
+/** An agent's counters: current facts and checkpoints. */
+export type AgentStats = Static<typeof AgentStats>;
+
+/** The current facts holding one normalised text (normally exactly one). */
+const DedupClaimants = Type.Array(Ulid, { minItems: 1 });
+
+function decode<T extends TSchema>(schema: T, what: string, text: string): Static<T> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw decodeError(what, err);
+  }
+  const checked = validate(schema, value, 'value');
+  if (!checked.ok) throw decodeError(what, new Error(`${checked.error.field}: ${checked.error.reason}`));
+  return checked.value;
+}
+
+/** Decodes a fact version; its id must be the one in its key. */
+export function decodeFact(what: string, text: string, expectedId: string): StoredFact {
+  const fact = decode(StoredFact, what, text);
+  if (fact.id !== expectedId) throw decodeError(what, new Error(`value.id ${fact.id} does not match its key`));
+  return fact;
+}
+
+/** Decodes a checkpoint; its id must be the one in its key. */
+export function decodeCheckpoint(what: string, text: string, expectedId: string): StoredCheckpoint {
+  const checkpoint = decode(StoredCheckpoint, what, text);
+  if (checkpoint.id !== expectedId) {
+    throw decodeError(what, new Error(`value.id ${checkpoint.id} does not match its key`));
+  }
+  return checkpoint;
+}
+
+/** Decodes an agent's counters. */
+export function decodeStats(what: string, text: string): AgentStats {
+  return decode(AgentStats, what, text);
+}
+
+/** Decodes a dedup entry: the ids of the current facts holding its text, oldest claim first. */
+export function decodeDedupClaimants(what: string, text: string): string[] {
+  return decode(DedupClaimants, what, text);
+}
+
+/** Encodes a fact version, omitting absent optional keys (never null). */
+export function encodeFact(fact: StoredFact): string {
+  const out: StoredFact = { id: fact.id, content: fact.content, createdAt: fact.createdAt };
+  if (fact.tags !== undefined) out.tags = fact.tags;
+  if (fact.updatedAt !== undefined) out.updatedAt = fact.updatedAt;
+  if (fact.supersededBy !== undefined) out.supersededBy = fact.supersededBy;
+  if (fact.deletedAt !== undefined) out.deletedAt = fact.deletedAt;
+  return JSON.stringify(out);
+}
+
+/** Encodes a checkpoint, omitting an absent messageCount. */
+export function encodeCheckpoint(checkpoint: StoredCheckpoint): string {
+  const out: StoredCheckpoint = { id: checkpoint.id, createdAt: checkpoint.createdAt, state: checkpoint.state };
+  if (checkpoint.messageCount !== undefined) out.messageCount = checkpoint.messageCount;
+  return JSON.stringify(out);
+}
+
+/** Encodes an agent's counters. */
+export function encodeStats(stats: AgentStats): string {
+  return JSON.stringify({ facts: stats.facts, checkpoints: stats.checkpoints });
+}
+
+/** Encodes a dedup entry (a non-empty list of fact ids). */
+export function encodeDedupClaimants(factIds: readonly string[]): string {
+  return JSON.stringify(factIds);
+}

@@ -1,0 +1,93 @@
+import type { Level } from 'level';
+import { decodeTime, monotonicFactory } from 'ulid';
+import { DaemonError, storageError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { AgentLock } from './agent-lock.js';
+import { SublevelNames } from './keys.js';
+
+/** The root database: UTF-8 keys and values (values are JSON, see codec.ts). */
+export type Db = Level<string, string>;
+
+function openSublevel(db: Db, name: string) {
+  return db.sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+}
+
+/** One sublevel of the layout in keys.ts. */
+export type Sublevel = ReturnType<typeof openSublevel>;
+
+/** The sublevels of the layout in keys.ts. */
+export interface Sublevels {
+  meta: Sublevel;
+  fact: Sublevel;
+  hist: Sublevel;
+  dedup: Sublevel;
+  ckpt: Sublevel;
+  stats: Sublevel;
+}
+
+/** Creates the sublevel handles of the layout. */
+export function openSublevels(db: Db): Sublevels {
+  return {
+    meta: openSublevel(db, SublevelNames.meta),
+    fact: openSublevel(db, SublevelNames.fact),
+    hist: openSublevel(db, SublevelNames.hist),
+    dedup: openSublevel(db, SublevelNames.dedup),
+    ckpt: openSublevel(db, SublevelNames.ckpt),
+    stats: openSublevel(db, SublevelNames.stats),
+  };
+}
+
+/** Totals over all agents, kept in memory and moved with every commit. */
+export interface Totals {
+  facts: number;
+  checkpoints: number;
+  agents: number;
+}
+
+/** What the store's parts share. */
+export interface StoreContext {
+  db: Db;
+  subs: Sublevels;
+  /** `sync` of every batch: true unless the daemon runs with --no-sync. */
+  sync: boolean;
+  lock: AgentLock;
+  logger: Logger;
+  /**
+   * Totals loaded at open from the counters; the error instead when a
+   * counter failed to decode (then every counts() call reports it).
+   */
+  totals: Totals | DaemonError;
+  /** A new ULID and its creation time (the same millisecond). */
+  newId(): { id: string; createdAt: string };
+}
+
+/**
+ * A new-id source: ULIDs from a monotonic factory (ids made in the same
+ * millisecond still sort in creation order), with `createdAt` read back
+ * from the id so the two always agree, even if the clock stepped back.
+ */
+export function idSource(): () => { id: string; createdAt: string } {
+  const next = monotonicFactory();
+  return () => {
+    const id = next(Date.now());
+    return { id, createdAt: new Date(decodeTime(id)).toISOString() };
+  };
+}
+
+/**
+ * Runs a store operation, turning any failure that is not already ours
+ * (level's errors) into a storage error that keeps it as the cause.
+ */
+export async function guard<T>(what: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    if (err instanceof DaemonError) throw err;
+    throw storageError(what, err);
+  }
+}
+
+/** A put or del on one sublevel, for `db.batch`. */
+export type BatchOp =
+  | { type: 'put'; sublevel: Sublevel; key: string; value: string }
+  | { type: 'del'; sublevel: Sublevel; key: string };

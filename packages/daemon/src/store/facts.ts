@@ -1,0 +1,113 @@
+import {
+  type Fact,
+  Limits,
+  type MemoryAdd,
+  type MemoryList,
+  type MemorySearch,
+  type ParamsOf,
+  type ResultOf,
+} from '@memoryd/protocol';
+import { DaemonError, DaemonErrorCodes } from '../errors.js';
+import { rankDocuments } from '../search/bm25.js';
+import { type StoredFact, decodeFact, encodeFact } from './codec.js';
+import { type StoreContext, guard } from './context.js';
+import { DedupEdits } from './dedup.js';
+import { agentRange, recordKey, splitKey } from './keys.js';
+import { contentHash } from './normalize.js';
+import { WriteBatch, commit } from './stats.js';
+
+/** A fact as methods return it: absent optional keys omitted, never null. */
+export function toFact(stored: StoredFact): Fact {
+  const fact: Fact = { id: stored.id, content: stored.content, createdAt: stored.createdAt };
+  if (stored.tags !== undefined) fact.tags = stored.tags;
+  return fact;
+}
+
+/** Reads a current fact, or undefined when `id` is not current. */
+export async function readCurrentFact(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact | undefined> {
+  const text = await guard(`read fact ${id}`, () => ctx.subs.fact.get(recordKey(agentId, id)));
+  return text === undefined ? undefined : decodeFact(`fact ${id} of agent ${agentId}`, text, id);
+}
+
+/** Reads a past (superseded or deleted) version, or undefined. */
+export async function readPastFact(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact | undefined> {
+  const text = await guard(`read fact ${id}`, () => ctx.subs.hist.get(recordKey(agentId, id)));
+  return text === undefined ? undefined : decodeFact(`fact version ${id} of agent ${agentId}`, text, id);
+}
+
+/**
+ * Reads a fact the dedup index lists as current. The entry and the fact
+ * are written in one batch, so a listed fact that is not current means a
+ * damaged store: reported, never papered over.
+ */
+export async function readClaimant(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact> {
+  const fact = await readCurrentFact(ctx, agentId, id);
+  if (fact === undefined) {
+    throw new DaemonError(DaemonErrorCodes.Storage, `dedup entry of agent ${agentId} lists fact ${id}, which is not current`);
+  }
+  return fact;
+}
+
+/** `memory.add`: stores a fact unless the agent already holds its text. */
+export async function addFact(ctx: StoreContext, p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>> {
+  const hash = contentHash(p.content);
+  // Under the agent's lock, so two concurrent adds of one text make one fact.
+  return ctx.lock.run([p.agentId], async () => {
+    const dedup = new DedupEdits(ctx);
+    const [holder] = await dedup.claimants(p.agentId, hash);
+    if (holder !== undefined) {
+      const existing = await readClaimant(ctx, p.agentId, holder);
+      return { factId: existing.id, createdAt: existing.createdAt, duplicate: true as const };
+    }
+    const { id, createdAt } = ctx.newId();
+    const fact: StoredFact = { id, content: p.content, createdAt };
+    if (p.tags !== undefined) fact.tags = p.tags;
+    const batch = new WriteBatch();
+    batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(fact));
+    await dedup.add(p.agentId, hash, id);
+    dedup.flush(batch);
+    batch.count(p.agentId, 1, 0);
+    await commit(ctx, batch, `add fact for agent ${p.agentId}`);
+    return { factId: id, createdAt };
+  });
+}
+
+/** Decodes one `fact` sublevel entry read by a range scan. */
+function decodeCurrentEntry(key: string, text: string): StoredFact {
+  const { agentId, rest: id } = splitKey(key);
+  return decodeFact(`fact ${id} of agent ${agentId}`, text, id);
+}
+
+/** `memory.list`: current facts, oldest first, a page at a time. */
+export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
+  const limit = p.limit ?? Limits.limitDefault;
+  const range = agentRange(p.agentId, p.after);
+  // One more than asked tells whether a next page exists.
+  const entries = await guard(`list facts of agent ${p.agentId}`, () =>
+    ctx.subs.fact.iterator({ ...range, limit: limit + 1 }).all(),
+  );
+  const facts = entries.slice(0, limit).map(([key, text]) => toFact(decodeCurrentEntry(key, text)));
+  const last = facts[facts.length - 1];
+  return entries.length > limit && last !== undefined ? { facts, next: last.id } : { facts };
+}
+
+/** Every current fact of an agent, oldest first. */
+export async function currentFacts(ctx: StoreContext, agentId: string): Promise<StoredFact[]> {
+  const entries = await guard(`read facts of agent ${agentId}`, () =>
+    ctx.subs.fact.iterator(agentRange(agentId)).all(),
+  );
+  return entries.map(([key, text]) => decodeCurrentEntry(key, text));
+}
+
+/**
+ * `memory.search`: BM25 over the agent's current facts. Only current facts
+ * are in the `fact` sublevel, so superseded and deleted versions can never
+ * come back. Scans the agent's facts on each call: correct, not yet fast.
+ */
+export async function searchFacts(
+  ctx: StoreContext,
+  p: ParamsOf<typeof MemorySearch>,
+): Promise<ResultOf<typeof MemorySearch>> {
+  const ranked = rankDocuments(await currentFacts(ctx, p.agentId), p.query, p.limit ?? Limits.limitDefault);
+  return { facts: ranked.map(({ doc, score }) => ({ ...toFact(doc), score })) };
+}

@@ -1,0 +1,118 @@
+import { Limits } from '@memoryd/protocol';
+import { decodeError, invalidParams } from '../errors.js';
+
+/*
+ * Key layout (LayoutVersion 1). Every record lives in one sublevel; a
+ * sublevel prefixes its keys with `!name!` (abstract-level's separator).
+ * Keys and values are UTF-8 strings; values are JSON (see codec.ts).
+ *
+ *   !meta!layout                     "1"
+ *   !fact!<agentId>\x00<factId>      a current fact
+ *   !hist!<agentId>\x00<factId>      a past version: superseded or deleted
+ *   !dedup!<agentId>\x00<sha256>     ids of the current facts holding that normalised
+ *                                    text: one, unless an import brought in more
+ *   !ckpt!<agentId>\x00<checkpointId> a checkpoint, state included
+ *   !stats!<agentId>                 {facts, checkpoints} of an agent with either > 0
+ *
+ * Why it cannot be escaped: an agentId is 1-128 characters of
+ * [A-Za-z0-9._:@-] (asserted here again, whatever the caller checked), so
+ * it never contains \x00 or \x01. The keys of agent `a` therefore all lie
+ * in [`a\x00`, `a\x01`), and the keys of `a.`, `a:` or `a@b` sort after
+ * `a\x01` (every allowed character is above \x01): a range scan of one
+ * agent never sees another's keys. A fact version is under exactly one key
+ * at any time (`fact` while current, `hist` after), so each record's id
+ * appears in exactly one key, as plain text.
+ */
+
+/** Version of this layout, kept under `!meta!layout`. */
+export const LayoutVersion = '1';
+
+/** Names of the sublevels (bytes '!' < x < 127, as abstract-level requires). */
+export const SublevelNames = {
+  meta: 'meta',
+  fact: 'fact',
+  hist: 'hist',
+  dedup: 'dedup',
+  ckpt: 'ckpt',
+  stats: 'stats',
+} as const;
+
+/** Between agentId and the rest of a key; can never occur in an agentId. */
+export const KEY_SEP = '\x00';
+/** The character right after {@link KEY_SEP}: the exclusive end of one agent's range. */
+const KEY_END = '\x01';
+
+const AGENT_ID = new RegExp(`^[A-Za-z0-9._:@-]{1,${Limits.agentIdMaxLength}}$`);
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** Whether a string is a well-formed agentId. */
+export function isAgentId(value: string): boolean {
+  return AGENT_ID.test(value);
+}
+
+/**
+ * Defence in depth: agentIds are validated at the RPC edge, but a key
+ * builder that trusted them would be one bug away from mixing agents.
+ */
+export function assertAgentId(agentId: string): void {
+  if (!AGENT_ID.test(agentId)) {
+    throw invalidParams('agentId', 'must be 1-128 characters of A-Z a-z 0-9 . _ : @ -');
+  }
+}
+
+function assertUlid(id: string): void {
+  if (!ULID.test(id)) throw invalidParams('id', 'must be a ULID');
+}
+
+/** Key of a fact version or a checkpoint: `<agentId>\x00<ulid>`. */
+export function recordKey(agentId: string, id: string): string {
+  assertAgentId(agentId);
+  assertUlid(id);
+  return agentId + KEY_SEP + id;
+}
+
+/** Key of a dedup entry: `<agentId>\x00<sha256 hex of the normalised text>`. */
+export function dedupKey(agentId: string, hash: string): string {
+  assertAgentId(agentId);
+  if (!SHA256_HEX.test(hash)) throw new Error(`dedup hash is not sha256 hex: ${hash}`);
+  return agentId + KEY_SEP + hash;
+}
+
+/** Key of an agent's counters: the agentId itself (the whole key, so no prefix issue). */
+export function statsKey(agentId: string): string {
+  assertAgentId(agentId);
+  return agentId;
+}
+
+/** A range over keys, as level iterators take it. */
+export interface KeyRange {
+  gt?: string;
+  gte?: string;
+  lt?: string;
+}
+
+/** Every `<agentId>\x00…` key of one agent, optionally only those after `afterId`. */
+export function agentRange(agentId: string, afterId?: string): KeyRange {
+  assertAgentId(agentId);
+  const lt = agentId + KEY_END;
+  if (afterId === undefined) return { gte: agentId + KEY_SEP, lt };
+  assertUlid(afterId);
+  return { gt: agentId + KEY_SEP + afterId, lt };
+}
+
+/** Keys of all agents after every key of `agentId` (used by export positions). */
+export function afterAgent(agentId: string): string {
+  assertAgentId(agentId);
+  return agentId + KEY_END;
+}
+
+/** Splits `<agentId>\x00<rest>`; a key without that shape is a decode error. */
+export function splitKey(key: string): { agentId: string; rest: string } {
+  const at = key.indexOf(KEY_SEP);
+  const agentId = key.slice(0, Math.max(at, 0));
+  if (at <= 0 || !isAgentId(agentId)) {
+    throw decodeError(`key ${JSON.stringify(key)}`, new Error('expected <agentId>\\x00<id>'));
+  }
+  return { agentId, rest: key.slice(at + 1) };
+}

@@ -1,0 +1,82 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Limits } from '@memoryd/protocol';
+import { Level } from 'level';
+import { DaemonError, DaemonErrorCodes, storageError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { AgentLock } from './agent-lock.js';
+import { type Db, type StoreContext, type Sublevels, guard, idSource, openSublevels } from './context.js';
+import { LayoutVersion } from './keys.js';
+import { LevelMemoryStore } from './level-store.js';
+import type { MemoryStore } from './memory-store.js';
+import { loadTotals } from './stats.js';
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions {
+  /** The data dir; LevelDB lives in `<dataDir>/store`. Created (0700) when missing. */
+  dataDir: string;
+  /** `sync` of every write batch: true means acknowledged writes survive power loss. */
+  sync: boolean;
+  logger: Logger;
+  /** Idle time after which an export cursor expires; default 60,000 ms. */
+  exportCursorTtlMs?: number;
+}
+
+/** classic-level's way of saying another process holds the LevelDB lock. */
+function isLocked(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  return e?.code === 'LEVEL_DATABASE_NOT_OPEN' && e.cause?.code === 'LEVEL_LOCKED';
+}
+
+/**
+ * Checks (or, in a new store, writes) the layout version, so a store
+ * written by an incompatible release is refused rather than misread.
+ */
+async function checkLayout(db: Db, subs: Sublevels, sync: boolean): Promise<void> {
+  const found = await guard('read the store layout', () => subs.meta.get('layout'));
+  if (found === undefined) {
+    await guard('write the store layout', () => db.batch([{ type: 'put', sublevel: subs.meta, key: 'layout', value: LayoutVersion }], { sync }));
+  } else if (found !== LayoutVersion) {
+    throw storageError('cannot use the store', new Error(`store layout ${found} is not supported (expected ${LayoutVersion})`));
+  }
+}
+
+/**
+ * Opens the store in `<dataDir>/store`. Another process holding the
+ * LevelDB lock is DataDirLocked (how a second daemon learns the first
+ * won); any other failure is Storage, with the cause kept.
+ */
+export async function openStore(options: OpenStoreOptions): Promise<MemoryStore> {
+  const { dataDir, sync, logger } = options;
+  try {
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw storageError(`cannot create data dir ${dataDir}`, err);
+  }
+  const db: Db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  try {
+    await db.open();
+  } catch (err) {
+    if (isLocked(err)) {
+      throw new DaemonError(DaemonErrorCodes.DataDirLocked, `data dir ${dataDir} is in use by another memoryd`, { cause: err });
+    }
+    throw storageError(`cannot open the store in ${dataDir}`, err);
+  }
+  try {
+    const subs = openSublevels(db);
+    await checkLayout(db, subs, sync);
+    const ctx: StoreContext = {
+      db,
+      subs,
+      sync,
+      lock: new AgentLock(),
+      logger,
+      totals: await loadTotals(subs, logger),
+      newId: idSource(),
+    };
+    return new LevelMemoryStore(ctx, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs);
+  } catch (err) {
+    await db.close().catch((closeErr: unknown) => logger.error('could not close the store after a failed open', { err: closeErr }));
+    throw err;
+  }
+}

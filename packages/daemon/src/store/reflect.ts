@@ -1,0 +1,92 @@
+import type { MemoryReflect, ParamsOf, ResultOf } from '@memoryd/protocol';
+import { type DaemonError, invalidParams, notFound } from '../errors.js';
+import { type StoredFact, encodeFact } from './codec.js';
+import type { StoreContext } from './context.js';
+import { DedupEdits } from './dedup.js';
+import { readClaimant, readCurrentFact, readPastFact } from './facts.js';
+import { recordKey } from './keys.js';
+import { contentHash } from './normalize.js';
+import { WriteBatch, commit } from './stats.js';
+
+/** The not_found error for a fact that is not current, saying why. */
+async function notCurrent(ctx: StoreContext, agentId: string, id: string): Promise<DaemonError> {
+  const past = await readPastFact(ctx, agentId, id);
+  if (past?.supersededBy !== undefined) {
+    return notFound(`fact ${id} of agent ${agentId} was superseded by ${past.supersededBy}`);
+  }
+  if (past?.deletedAt !== undefined) return notFound(`fact ${id} of agent ${agentId} was deleted`);
+  return notFound(`agent ${agentId} has no fact ${id}`);
+}
+
+/**
+ * Moves the current fact `old` to history as `retired` in the batch: off
+ * the current index and out of its dedup entry.
+ */
+async function retire(
+  ctx: StoreContext,
+  batch: WriteBatch,
+  dedup: DedupEdits,
+  agentId: string,
+  old: StoredFact,
+  retired: StoredFact,
+): Promise<void> {
+  const key = recordKey(agentId, old.id);
+  batch.del(ctx.subs.fact, key);
+  batch.put(ctx.subs.hist, key, encodeFact(retired));
+  await dedup.remove(agentId, contentHash(old.content), old.id);
+}
+
+/**
+ * `memory.reflect`. Update: the new text becomes a new fact (new id, the
+ * old fact's tags) that supersedes the old one, which stays as history;
+ * when another current fact already holds the new text, the old fact is
+ * superseded by that one instead of making a copy. Delete: the fact leaves
+ * search and list and stays as history with `deletedAt`.
+ */
+export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>> {
+  const content = p.content;
+  if (p.action === 'update' && content === undefined) {
+    throw invalidParams('content', 'is required when action is "update"');
+  }
+  return ctx.lock.run([p.agentId], async () => {
+    const old = await readCurrentFact(ctx, p.agentId, p.factId);
+    if (old === undefined) throw await notCurrent(ctx, p.agentId, p.factId);
+    const batch = new WriteBatch();
+    const dedup = new DedupEdits(ctx);
+    const what = `${p.action} fact ${p.factId} of agent ${p.agentId}`;
+
+    if (p.action === 'delete' || content === undefined) {
+      await retire(ctx, batch, dedup, p.agentId, old, { ...old, deletedAt: new Date().toISOString() });
+      dedup.flush(batch);
+      batch.count(p.agentId, -1, 0);
+      await commit(ctx, batch, what);
+      return { action: 'delete', factId: old.id };
+    }
+
+    const hash = contentHash(content);
+    const holder = (await dedup.claimants(p.agentId, hash)).find((id) => id !== old.id);
+    if (holder !== undefined) {
+      await readClaimant(ctx, p.agentId, holder);
+      // The new text is already another current fact: point the old one at it.
+      await retire(ctx, batch, dedup, p.agentId, old, {
+        ...old,
+        supersededBy: holder,
+        updatedAt: new Date().toISOString(),
+      });
+      dedup.flush(batch);
+      batch.count(p.agentId, -1, 0);
+      await commit(ctx, batch, what);
+      return { action: 'update', factId: old.id, supersededBy: holder };
+    }
+
+    const { id, createdAt } = ctx.newId();
+    const next: StoredFact = { id, content, createdAt };
+    if (old.tags !== undefined) next.tags = old.tags;
+    await retire(ctx, batch, dedup, p.agentId, old, { ...old, supersededBy: id, updatedAt: createdAt });
+    batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(next));
+    await dedup.add(p.agentId, hash, id);
+    dedup.flush(batch);
+    await commit(ctx, batch, what);
+    return { action: 'update', factId: old.id, supersededBy: id };
+  });
+}

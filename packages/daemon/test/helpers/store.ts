@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { after } from 'node:test';
+import { join } from 'node:path';
+import { Level } from 'level';
+import { DaemonError, type DaemonErrorCode, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
+import { cleanupAll, tempDir } from './cleanup.js';
+
+// Store tests run the real store on a real LevelDB in a temp dir, through
+// the package's public openStore: no mocks.
+
+const opened = new Set<MemoryStore>();
+
+/** Options for {@link openTempStore}. */
+export interface TempStoreOptions {
+  /** Reuse this data dir (reopen); a fresh temp dir otherwise. */
+  dataDir?: string;
+  exportCursorTtlMs?: number;
+}
+
+/** Opens a store (sync on, as the daemon's default) in a temp data dir. */
+export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ store: MemoryStore; dataDir: string }> {
+  const dataDir = opts.dataDir ?? tempDir('mds-');
+  const store = await openStore({
+    dataDir,
+    sync: true,
+    logger: silentLogger,
+    ...(opts.exportCursorTtlMs === undefined ? {} : { exportCursorTtlMs: opts.exportCursorTtlMs }),
+  });
+  opened.add(store);
+  return { store, dataDir };
+}
+
+/** Closes a store and opens it again on the same data dir. */
+export async function reopen(store: MemoryStore, dataDir: string, opts: TempStoreOptions = {}): Promise<MemoryStore> {
+  await store.close();
+  opened.delete(store);
+  return (await openTempStore({ ...opts, dataDir })).store;
+}
+
+/** Registers an `after` hook closing every store of the file and deleting temp dirs. */
+export function useStoreCleanup(): void {
+  after(async () => {
+    for (const store of opened) await store.close();
+    opened.clear();
+    await cleanupAll();
+  });
+}
+
+/** Awaits a rejection with a DaemonError of `code` and returns it. */
+export async function rejectsWith(promise: Promise<unknown>, code: DaemonErrorCode): Promise<DaemonError> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof DaemonError, `expected a DaemonError, got ${String(err)}`);
+    assert.equal(err.code, code, `expected ${code}, got ${err.code}: ${err.message}`);
+    return err;
+  }
+  assert.fail(`expected a rejection with ${code}`);
+}
+
+/**
+ * Overwrites, with a closed store, the value of every LevelDB key that
+ * contains `id` (as plain text) with `garbage`, using a raw Level handle.
+ * Returns how many keys it changed.
+ */
+export async function corruptRecords(dataDir: string, id: string, garbage: string): Promise<number> {
+  const db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  await db.open();
+  try {
+    const keys = (await db.keys().all()).filter((k) => k.includes(id));
+    for (const key of keys) await db.put(key, garbage);
+    return keys.length;
+  } finally {
+    await db.close();
+  }
+}
