@@ -91,9 +91,10 @@ describe('backpressure', () => {
     flooder.destroy();
   });
 
-  it('answers pipelined requests by id even when they finish out of order', async () => {
+  it('answers a slow request and 100 quick ones pipelined behind it, each under its own id', async () => {
     const c = await shared.connect();
-    // A slow request (a 1 MiB checkpoint) followed by quick ones.
+    // A slow request (a 1 MiB checkpoint) followed by quick ones; the
+    // client matches by id, so any order of answers is correct.
     const big = c.call('checkpoint.save', { agentId: 'order', state: { blob: 'b'.repeat(1024 * 1024 - 16) } });
     const quick = Array.from({ length: 100 }, (_, i) => c.request(`q${i}`, 'daemon.hello'));
     const rs = await Promise.all([big, ...quick]);

@@ -86,7 +86,9 @@ describe('checkpoints', () => {
     assert.deepEqual(await reopened.resumeCheckpoint({ agentId: 'c', checkpointId: older.checkpointId }), {
       checkpoint: { id: older.checkpointId, createdAt: older.createdAt, state: { good: true } },
     });
-    assert.deepEqual((await reopened.resumeCheckpoint({ agentId: 'other' })).checkpoint?.state, { fine: 1 });
+    const other = await reopened.resumeCheckpoint({ agentId: 'other' });
+    assert.ok('checkpoint' in other);
+    assert.deepEqual(other.checkpoint.state, { fine: 1 });
   });
 
   test('valid JSON of the wrong shape is a decode error too', async () => {

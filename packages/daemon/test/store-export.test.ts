@@ -59,7 +59,9 @@ describe('admin.export', () => {
     assertKeys(f2, ['type', 'agentId', 'id', 'content', 'createdAt', 'deletedAt']);
     assertKeys(f1b, ['type', 'agentId', 'id', 'content', 'tags', 'createdAt']);
     assert.deepEqual(ck1, { type: 'checkpoint', agentId: 'a', id: ids['a-ck1'], createdAt: (ck1 as { createdAt: string }).createdAt, state: { k: 'v' } });
-    assert.equal(records.at(-1)?.type === 'checkpoint' && records.at(-1)?.messageCount, 2);
+    const lastRecord = records.at(-1);
+    assert.ok(lastRecord?.type === 'checkpoint');
+    assert.equal(lastRecord.messageCount, 2);
     // One page of everything gives the same, without a cursor.
     const whole = await store.exportPage({ limit: 1000 });
     assertKeys(whole, ['records']);

@@ -84,7 +84,8 @@ export class Connection {
     this.queue.length = 0;
     this.draining = true;
     this.socket.pause();
-    this.socket.end(JSON.stringify(error) + '\n');
+    // Close once the error is out: the rest of the line is never read.
+    this.socket.end(JSON.stringify(error) + '\n', () => this.socket.destroy());
   }
 
   /** Starts queued lines while slots are free, then decides whether to read on. */

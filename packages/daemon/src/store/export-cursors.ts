@@ -12,6 +12,8 @@ interface Session {
   limit: number;
   /** Cursor → position. Earlier cursors stay valid, so a retried page reads the same records. */
   cursors: Map<string, ExportPosition>;
+  /** Position → the cursor issued for it, so a replayed page returns the same cursor. */
+  issued: Map<string, string>;
   seq: number;
   /** Pages being read; the idle timer runs only while this is 0. */
   busy: number;
@@ -54,9 +56,7 @@ export class ExportCursors {
         this.#end(session, 'done');
         return { records: page.records };
       }
-      const cursor = `${session.id}.${++session.seq}`;
-      session.cursors.set(cursor, next);
-      return { records: page.records, cursor };
+      return { records: page.records, cursor: this.#cursorFor(session, next) };
     } catch (err) {
       // A first page that fails hands out no cursor: nothing could resume it.
       if (p.cursor === undefined) this.#end(session, 'failed');
@@ -83,12 +83,25 @@ export class ExportCursors {
       agentId: p.agentId,
       limit: p.limit ?? Limits.exportLimitDefault,
       cursors: new Map(),
+      issued: new Map(),
       seq: 0,
       busy: 0,
       timer: undefined,
     };
     this.#sessions.set(session.id, session);
     return { session, from: undefined };
+  }
+
+  /** The cursor continuing after `position`; the same one when a page is read again. */
+  #cursorFor(session: Session, position: ExportPosition): string {
+    const key = `${position.kind}\x00${position.agentId}\x00${position.id}`;
+    let cursor = session.issued.get(key);
+    if (cursor === undefined) {
+      cursor = `${session.id}.${++session.seq}`;
+      session.issued.set(key, cursor);
+      session.cursors.set(cursor, position);
+    }
+    return cursor;
   }
 
   #resume(cursor: string): { session: Session; from: ExportPosition } {

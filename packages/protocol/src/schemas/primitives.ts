@@ -15,13 +15,15 @@ export const AgentId = Type.String({
 
 /** A ULID: 26 characters of Crockford base 32, time-sortable. */
 export const Ulid = Type.String({
-  pattern: '^[0-9A-HJKMNP-TV-Z]{26}$',
+  // The first character is 0-7: 48 bits of milliseconds fill 10 base-32
+  // digits with 2 bits to spare, so 8-Z would overflow the timestamp.
+  pattern: '^[0-7][0-9A-HJKMNP-TV-Z]{25}$',
   description: 'ULID: 26 characters of Crockford base 32; sorts by creation time.',
 });
 
 /** RFC 3339 UTC with milliseconds, e.g. `2026-12-02T11:29:00.000Z`. */
 export const Timestamp = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+  pattern: '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d\\.\\d{3}Z$',
   description: 'RFC 3339 UTC time with milliseconds, e.g. 2026-12-02T11:29:00.000Z.',
 });
 

@@ -1,0 +1,56 @@
+// The `memoryd` command line (issue 2, DESIGN.md "Transport" overrides):
+// --help explains every flag and the environment variables DESIGN.md
+// names, exits 0; --version prints the version daemon.hello reports;
+// a usage error exits 2 with a plain last line and no stack trace.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { DaemonHello } from '@memoryd/protocol';
+import { cleanupAll } from './helpers/cleanup.js';
+import { spawnDaemon, startDaemon } from './helpers/daemon.js';
+import { connect } from './helpers/rpc.js';
+import { PACKAGE_VERSION } from './helpers/shapes.js';
+
+after(cleanupAll);
+
+const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--help', '--version'];
+const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR'];
+
+describe('memoryd --help', () => {
+  it('exits 0 and mentions every flag and the socket and data-dir variables', async () => {
+    const d = await spawnDaemon({ args: ['--help'], wait: 'exit', timeoutMs: 10_000 });
+    assert.deepEqual(d.exit(), { code: 0, signal: null });
+    const text = d.stdout();
+    for (const flag of [...FLAGS, ...ENV]) assert.ok(text.includes(flag), `--help mentions ${flag}`);
+  });
+});
+
+describe('memoryd --version', () => {
+  it('exits 0 and prints the version daemon.hello reports', async () => {
+    const v = await spawnDaemon({ args: ['--version'], wait: 'exit', timeoutMs: 10_000 });
+    assert.deepEqual(v.exit(), { code: 0, signal: null });
+    assert.ok(v.stdout().includes(PACKAGE_VERSION), v.stdout());
+    const d = await startDaemon();
+    const c = await connect(d.socket);
+    assert.equal((await c.ok(DaemonHello, {})).daemonVersion, PACKAGE_VERSION);
+    c.socket.destroy();
+    await d.stop();
+  });
+});
+
+describe('usage errors', () => {
+  const bad: Array<[string, string[]]> = [
+    ['an unknown flag', ['--bogus']],
+    ['a bad log level', ['--log-level', 'loud']],
+    ['a non-numeric connection cap', ['--max-connections', 'many']],
+    ['a zero connection cap', ['--max-connections', '0']],
+    ['a positional argument', ['extra']],
+  ];
+  for (const [name, args] of bad) {
+    it(`${name} exits 2 with a plain last line and no stack trace`, async () => {
+      const d = await spawnDaemon({ args, wait: 'exit', timeoutMs: 5000 });
+      assert.deepEqual(d.exit(), { code: 2, signal: null }, d.stderr());
+      assert.match(d.lastStderrLine(), /^memoryd: /);
+      assert.doesNotMatch(d.stderr(), /^\s+at /m);
+    });
+  }
+});

@@ -1,0 +1,107 @@
+// The import direction of DESIGN.md "Packages", checked on the sources:
+// protocol imports nothing of ours and no Node module (it does no I/O);
+// every other package imports only what the table allows, and declares
+// it in package.json and tsconfig references. The compiler's project
+// references order the build; this test closes the gap they leave (a
+// hoisted workspace package resolves whether referenced or not).
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+// The test runs from packages/protocol/dist-test/.
+const PACKAGES = fileURLToPath(new URL('../../', import.meta.url));
+
+/** DESIGN.md's "may import" column, by package directory. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  protocol: [],
+  daemon: ['protocol'],
+  client: ['protocol'],
+  mcp: ['protocol', 'client'],
+  cli: ['protocol', 'client'],
+};
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) return sourceFiles(full);
+    return name.endsWith('.ts') && !name.endsWith('.d.ts') ? [full] : [];
+  });
+}
+
+/** Module specifiers of static imports, re-exports and dynamic imports. */
+function specifiers(source: string): string[] {
+  const found: string[] = [];
+  const patterns = [
+    /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]/gm,
+    /^\s*import\s*['"]([^'"]+)['"]/gm,
+    /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns) for (const m of source.matchAll(pattern)) found.push(m[1]!);
+  return found;
+}
+
+/** Our packages a specifier names (`@memoryd/client/x` → `client`). */
+function ourPackage(spec: string): string | undefined {
+  return /^@memoryd\/([^/]+)/.exec(spec)?.[1];
+}
+
+const present = readdirSync(PACKAGES).filter((name) => statSync(join(PACKAGES, name)).isDirectory());
+
+describe('package layering', () => {
+  it('every package is one DESIGN.md lists', () => {
+    for (const name of present) assert.ok(name in MAY_IMPORT, `packages/${name} is not in DESIGN.md's table`);
+    assert.ok(present.includes('protocol') && present.includes('daemon'));
+  });
+
+  it('the specifier scanner finds every import form (so the checks below can fail)', () => {
+    const sample = [
+      "import { a } from '@memoryd/daemon';",
+      "import type { B } from './b.js';",
+      "export { c } from 'node:fs';",
+      "import 'side-effect';",
+      "const d = await import('@memoryd/cli');",
+      "import {\n  e,\n  f,\n} from '@sinclair/typebox';",
+    ].join('\n');
+    assert.deepEqual(specifiers(sample).sort(), ['./b.js', '@memoryd/cli', '@memoryd/daemon', '@sinclair/typebox', 'node:fs', 'side-effect'].sort());
+  });
+
+  it('protocol imports nothing of ours and no Node module', () => {
+    const builtins = new Set(builtinModules);
+    for (const file of sourceFiles(join(PACKAGES, 'protocol', 'src'))) {
+      for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+        assert.equal(ourPackage(spec), undefined, `${file} imports ${spec}`);
+        assert.ok(!spec.startsWith('node:') && !builtins.has(spec), `${file} imports ${spec}`);
+      }
+    }
+  });
+
+  for (const name of present) {
+    it(`${name}: sources, package.json and tsconfig import only what DESIGN.md allows`, () => {
+      const allowed = MAY_IMPORT[name] ?? [];
+      const root = join(PACKAGES, name);
+      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      };
+      const declared = Object.keys(manifest.dependencies ?? {}).map(ourPackage).filter((p) => p !== undefined);
+      for (const dep of declared) assert.ok(allowed.includes(dep), `package.json depends on @memoryd/${dep}`);
+
+      // tsconfig.json may hold comments; references are plain `"path": "../x"`.
+      const tsconfig = readFileSync(join(root, 'tsconfig.json'), 'utf8');
+      const refs = [...tsconfig.matchAll(/"path"\s*:\s*"\.\.\/([^"/]+)"/g)].map((m) => m[1]!);
+      for (const ref of refs) assert.ok(allowed.includes(ref), `tsconfig references ../${ref}`);
+
+      for (const file of sourceFiles(join(root, 'src'))) {
+        for (const spec of specifiers(readFileSync(file, 'utf8'))) {
+          const pkg = ourPackage(spec);
+          if (pkg === undefined) continue;
+          assert.ok(allowed.includes(pkg), `${file} imports ${spec}`);
+          assert.ok(declared.includes(pkg), `${file} imports ${spec}, missing from package.json`);
+          assert.ok(refs.includes(pkg), `${file} imports ${spec}, missing from tsconfig references`);
+        }
+      }
+    });
+  }
+});
