@@ -4,22 +4,23 @@
 // contract is run for every method, and a second connection keeps being
 // served throughout.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Methods } from '@memoryd/protocol';
 import { useDaemon } from './helpers/fixture.js';
 import { assertError, assertInvalidParams, assertServing, type RpcClient } from './helpers/rpc.js';
 import { ABSENT_ID } from './helpers/shapes.js';
 
-const shared = useDaemon();
 let watcher: RpcClient;
-
-before(async () => {
-  watcher = await shared.connect();
-});
-after(async () => {
-  // The bystander connection was served before and must still be.
-  await assertServing(watcher);
-});
+const shared = useDaemon(
+  {},
+  {
+    setup: async (s) => {
+      watcher = await s.connect();
+    },
+    // The bystander connection was served before and must still be.
+    beforeStop: async () => assertServing(watcher),
+  },
+);
 
 describe('method_not_found (-32601)', () => {
   const names = ['memory.nope', 'Memory.add', 'memory.add ', 'daemon', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'rpc.discover'];

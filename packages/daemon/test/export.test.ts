@@ -5,7 +5,7 @@
 // other params, the last page without a cursor, limit default 100, and an
 // idle cursor that expires.
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { AdminExport, CheckpointSave, type ExportRecord, MemoryAdd, MemoryReflect } from '@memoryd/protocol';
 import { startDaemon } from './helpers/daemon.js';
 import { exportAll, populate } from './helpers/export-data.js';
@@ -13,14 +13,17 @@ import { useDaemon } from './helpers/fixture.js';
 import { assertInvalidParams, connect } from './helpers/rpc.js';
 import { assertKeys } from './helpers/shapes.js';
 
-const shared = useDaemon();
 let full: ExportRecord[];
 let made: Awaited<ReturnType<typeof populate>>;
-
-before(async () => {
-  made = await populate(shared.client);
-  full = await exportAll(shared.client, 1000);
-});
+const shared = useDaemon(
+  {},
+  {
+    setup: async (s) => {
+      made = await populate(s.client);
+      full = await exportAll(s.client, 1000);
+    },
+  },
+);
 
 describe('admin.export records', () => {
   it('are ordered by agentId, then facts before checkpoints, each by id', () => {

@@ -4,7 +4,7 @@
 // same export twice adds nothing); a record that fails validation is
 // rejected with its index, code -32602 and a reason while the rest import.
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   AdminImport,
   AgentList,
@@ -20,14 +20,17 @@ import { useDaemon } from './helpers/fixture.js';
 import { connect, type RpcClient } from './helpers/rpc.js';
 import { makeUlid } from './helpers/shapes.js';
 
-const source = useDaemon();
 let records: ExportRecord[];
 let made: Populated;
-
-before(async () => {
-  made = await populate(source.client);
-  records = await exportAll(source.client, 3);
-});
+const source = useDaemon(
+  {},
+  {
+    setup: async (s) => {
+      made = await populate(s.client);
+      records = await exportAll(s.client, 3);
+    },
+  },
+);
 
 async function fresh(): Promise<{ d: DaemonHandle; c: RpcClient }> {
   const d = await startDaemon();

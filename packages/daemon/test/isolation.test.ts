@@ -3,7 +3,7 @@
 // that any key separator or prefix scheme ('.', ':', '@', '-', case) would
 // let one agent's range overlap another's if the layout were naive.
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   AdminExport,
   AgentList,
@@ -17,13 +17,13 @@ import {
 import { useDaemon } from './helpers/fixture.js';
 import { assertError } from './helpers/rpc.js';
 
-const shared = useDaemon();
-
 const agents = ['a', 'a.', 'a:', 'a@', 'A', 'a-b', 'a.b', 'a..', 'a:b', 'a@b', 'a_', 'b', '-', '.', ':', '@', 'a'.repeat(128)];
 const facts = new Map<string, string[]>();
 const checkpoints = new Map<string, string>();
 
-before(async () => {
+const shared = useDaemon({}, { setup: populateAll });
+
+async function populateAll(): Promise<void> {
   for (const agentId of agents) {
     // Same text for everyone: idempotence must also be per agent.
     const shared1 = await shared.client.ok(MemoryAdd, { agentId, content: 'common secret word' });
@@ -33,7 +33,7 @@ before(async () => {
     const cp = await shared.client.ok(CheckpointSave, { agentId, state: { owner: agentId } });
     checkpoints.set(agentId, cp.checkpointId);
   }
-});
+}
 
 describe('agent isolation', () => {
   it('memory.list shows only the agent\'s own facts', async () => {

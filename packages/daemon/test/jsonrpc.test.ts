@@ -4,19 +4,22 @@
 // only notifications, empty), ids echoed as given, and a last line without
 // "\n" answered when the client half-closes.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { useDaemon } from './helpers/fixture.js';
 import { withTimeout } from './helpers/daemon.js';
 import { assertError, assertServing, connect, type Message, type RpcClient, type RpcResponse } from './helpers/rpc.js';
 
-const shared = useDaemon();
 let watcher: RpcClient;
-before(async () => {
-  watcher = await shared.connect();
-});
-after(async () => {
-  await assertServing(watcher);
-});
+const shared = useDaemon(
+  {},
+  {
+    setup: async (s) => {
+      watcher = await s.connect();
+    },
+    // The bystander connection was served before and must still be.
+    beforeStop: async () => assertServing(watcher),
+  },
+);
 
 const hello = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method: 'daemon.hello' });
 

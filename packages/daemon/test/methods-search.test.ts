@@ -5,12 +5,11 @@
 // `limit` caps the answer (default 10). The index itself is pinned in
 // more depth by search-*.test.ts.
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { MemoryAdd, MemoryReflect, MemorySearch } from '@memoryd/protocol';
 import { useDaemon } from './helpers/fixture.js';
 import { assertKeys } from './helpers/shapes.js';
 
-const shared = useDaemon();
 const agentId = 'searcher';
 const ids: Record<string, string> = {};
 
@@ -23,13 +22,18 @@ const corpus: Record<string, string> = {
   category: 'this category is about furniture',
 };
 
-before(async () => {
-  for (const [k, content] of Object.entries(corpus)) {
-    ids[k] = (await shared.client.ok(MemoryAdd, { agentId, content })).factId;
-  }
-  // Padding facts make "cat" common and "zebra" rare across the agent's facts.
-  for (let i = 0; i < 9; i++) await shared.client.ok(MemoryAdd, { agentId, content: `another cat story number ${i}` });
-});
+const shared = useDaemon(
+  {},
+  {
+    setup: async (s) => {
+      for (const [k, content] of Object.entries(corpus)) {
+        ids[k] = (await s.client.ok(MemoryAdd, { agentId, content })).factId;
+      }
+      // Padding facts make "cat" common and "zebra" rare across the agent's facts.
+      for (let i = 0; i < 9; i++) await s.client.ok(MemoryAdd, { agentId, content: `another cat story number ${i}` });
+    },
+  },
+);
 
 async function search(query: string, limit?: number) {
   return shared.client.ok(MemorySearch, limit === undefined ? { agentId, query } : { agentId, query, limit });

@@ -3,21 +3,23 @@
 // serving everyone else; a line of exactly 8 MiB is still a request; a
 // non-JSON line is -32700 and the connection stays usable.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { withTimeout } from './helpers/daemon.js';
 import { useDaemon } from './helpers/fixture.js';
 import { assertError, assertServing, connect, type RpcClient, type RpcResponse } from './helpers/rpc.js';
 
-const shared = useDaemon();
 const MAX_LINE = 8 * 1024 * 1024;
 let watcher: RpcClient;
-
-before(async () => {
-  watcher = await shared.connect();
-});
-after(async () => {
-  await assertServing(watcher);
-});
+const shared = useDaemon(
+  {},
+  {
+    setup: async (s) => {
+      watcher = await s.connect();
+    },
+    // The bystander connection was served before and must still be.
+    beforeStop: async () => assertServing(watcher),
+  },
+);
 
 /** A daemon.hello request line (without "\n") of exactly `bytes` bytes, padded in an ignored param. */
 function helloLineOf(bytes: number, id: string): string {

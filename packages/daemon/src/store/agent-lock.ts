@@ -24,11 +24,6 @@ export class AgentLock {
     }
   }
 
-  /** Number of agents with a lock held or awaited (for tests and status). */
-  get busyAgents(): number {
-    return this.#tails.size;
-  }
-
   #acquire(agentId: string): Promise<() => void> {
     const previous = this.#tails.get(agentId) ?? Promise.resolve();
     let release!: () => void;

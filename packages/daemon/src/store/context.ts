@@ -3,6 +3,7 @@ import { decodeTime, monotonicFactory } from 'ulid';
 import { DaemonError, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AgentLock } from './agent-lock.js';
+import type { AgentCounters } from './counters.js';
 import { SublevelNames } from './keys.js';
 
 /** The root database: UTF-8 keys and values (values are JSON, see codec.ts). */
@@ -37,13 +38,6 @@ export function openSublevels(db: Db): Sublevels {
   };
 }
 
-/** Totals over all agents, kept in memory and moved with every commit. */
-export interface Totals {
-  facts: number;
-  checkpoints: number;
-  agents: number;
-}
-
 /** What the store's parts share. */
 export interface StoreContext {
   db: Db;
@@ -52,11 +46,8 @@ export interface StoreContext {
   sync: boolean;
   lock: AgentLock;
   logger: Logger;
-  /**
-   * Totals loaded at open from the counters; the error instead when a
-   * counter failed to decode (then every counts() call reports it).
-   */
-  totals: Totals | DaemonError;
+  /** Every agent's counters and the totals, kept exact in memory. */
+  counters: AgentCounters;
   /** A new ULID and its creation time (the same millisecond). */
   newId(): { id: string; createdAt: string };
 }
@@ -81,6 +72,16 @@ export function idSource(): () => { id: string; createdAt: string } {
 export async function guard<T>(what: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
+  } catch (err) {
+    if (err instanceof DaemonError) throw err;
+    throw storageError(what, err);
+  }
+}
+
+/** {@link guard} for a synchronous read (`getSync`). */
+export function readSync<T>(what: string, op: () => T): T {
+  try {
+    return op();
   } catch (err) {
     if (err instanceof DaemonError) throw err;
     throw storageError(what, err);

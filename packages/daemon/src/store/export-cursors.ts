@@ -38,11 +38,6 @@ export class ExportCursors {
     this.#ttlMs = ttlMs;
   }
 
-  /** Open export sessions (for tests and status). */
-  get size(): number {
-    return this.#sessions.size;
-  }
-
   /** Serves one page: a new export without `cursor`, else the page after it. */
   async page(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>> {
     const { session, from } = p.cursor === undefined ? this.#start(p) : this.#resume(p.cursor);

@@ -9,7 +9,7 @@ import { type Db, type StoreContext, type Sublevels, guard, idSource, openSublev
 import { LayoutVersion } from './keys.js';
 import { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore } from './memory-store.js';
-import { loadTotals } from './stats.js';
+import { AgentCounters } from './counters.js';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -71,7 +71,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
       sync,
       lock: new AgentLock(),
       logger,
-      totals: await loadTotals(subs, logger),
+      counters: await AgentCounters.load(subs, logger),
       newId: idSource(),
     };
     return new LevelMemoryStore(ctx, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs);

@@ -1,8 +1,7 @@
 import type { AgentList, ResultOf } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes, decodeError } from '../errors.js';
-import type { Logger } from '../logger.js';
 import { type AgentStats, decodeStats, encodeStats } from './codec.js';
-import { type BatchOp, type StoreContext, type Sublevel, type Sublevels, type Totals, guard } from './context.js';
+import { type BatchOp, type StoreContext, type Sublevel, type Sublevels, guard } from './context.js';
 import { isAgentId, statsKey } from './keys.js';
 import type { StoreCounts } from './memory-store.js';
 
@@ -12,13 +11,16 @@ import type { StoreCounts } from './memory-store.js';
  * batch, so counters never disagree with the records they count.
  */
 export class WriteBatch {
+  /** The puts and dels, in order. */
   readonly ops: BatchOp[] = [];
   readonly #deltas = new Map<string, AgentStats>();
 
+  /** Adds a put of `key` in `sublevel`. */
   put(sublevel: Sublevel, key: string, value: string): void {
     this.ops.push({ type: 'put', sublevel, key, value });
   }
 
+  /** Adds a delete of `key` in `sublevel`. */
   del(sublevel: Sublevel, key: string): void {
     this.ops.push({ type: 'del', sublevel, key });
   }
@@ -37,23 +39,17 @@ export class WriteBatch {
   }
 }
 
-/** Reads an agent's counters; absent means 0/0. */
-export async function readStats(ctx: StoreContext, agentId: string): Promise<AgentStats | undefined> {
-  const text = await guard(`read counters of agent ${agentId}`, () => ctx.subs.stats.get(statsKey(agentId)));
-  return text === undefined ? undefined : decodeStats(`counters of agent ${agentId}`, text);
-}
-
 /**
- * Writes a batch atomically with `sync` from the options. The caller holds
- * the lock of every agent whose counters move, so reading them here and
- * writing them back in the same batch is exact.
+ * Writes a batch atomically with `sync` from the options, with the counter
+ * updates it implies. The caller holds the lock of every agent whose
+ * counters move, so the in-memory counters it starts from are exact.
  */
 export async function commit(ctx: StoreContext, batch: WriteBatch, what: string): Promise<void> {
-  const move: Totals = { facts: 0, checkpoints: 0, agents: 0 };
+  const moved: Array<[string, AgentStats]> = [];
   for (const [agentId, d] of batch.deltas()) {
     if (d.facts === 0 && d.checkpoints === 0) continue;
-    const before = await readStats(ctx, agentId);
-    const after = { facts: (before?.facts ?? 0) + d.facts, checkpoints: (before?.checkpoints ?? 0) + d.checkpoints };
+    const before = ctx.counters.get(agentId);
+    const after = { facts: before.facts + d.facts, checkpoints: before.checkpoints + d.checkpoints };
     if (after.facts < 0 || after.checkpoints < 0) {
       // Only a bug or a damaged store gets here; writing would make it worse.
       throw new DaemonError(DaemonErrorCodes.Storage, `${what}: counters of agent ${agentId} would go below zero`);
@@ -61,17 +57,11 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
     // The entry exists exactly while the agent has something to list.
     if (after.facts === 0 && after.checkpoints === 0) batch.del(ctx.subs.stats, statsKey(agentId));
     else batch.put(ctx.subs.stats, statsKey(agentId), encodeStats(after));
-    move.facts += d.facts;
-    move.checkpoints += d.checkpoints;
-    move.agents += (after.facts + after.checkpoints > 0 ? 1 : 0) - (before === undefined ? 0 : 1);
+    moved.push([agentId, after]);
   }
   if (batch.ops.length === 0) return;
   await guard(what, () => ctx.db.batch(batch.ops, { sync: ctx.sync }));
-  if (!(ctx.totals instanceof DaemonError)) {
-    ctx.totals.facts += move.facts;
-    ctx.totals.checkpoints += move.checkpoints;
-    ctx.totals.agents += move.agents;
-  }
+  for (const [agentId, after] of moved) ctx.counters.set(agentId, after);
 }
 
 /** Every agent's counters, sorted by agentId (the stats keys' order). */
@@ -81,29 +71,6 @@ async function allStats(subs: Sublevels): Promise<Array<{ agentId: string; stats
     if (!isAgentId(agentId)) throw decodeError('agent counters', new Error(`malformed key ${JSON.stringify(agentId)}`));
     return { agentId, stats: decodeStats(`counters of agent ${agentId}`, text) };
   });
-}
-
-/**
- * Sums the counters once at open; from then on commits move the totals.
- * A counter that does not decode poisons the totals: every counts() call
- * then reports that error instead of a wrong number.
- */
-export async function loadTotals(subs: Sublevels, logger: Logger): Promise<Totals | DaemonError> {
-  try {
-    const totals: Totals = { facts: 0, checkpoints: 0, agents: 0 };
-    for (const { stats } of await allStats(subs)) {
-      totals.facts += stats.facts;
-      totals.checkpoints += stats.checkpoints;
-      totals.agents += 1;
-    }
-    return totals;
-  } catch (err) {
-    if (err instanceof DaemonError && err.code === DaemonErrorCodes.Decode) {
-      logger.error('agent counters failed to decode', { err });
-      return err;
-    }
-    throw err;
-  }
 }
 
 /** `agent.list`: agents with at least one current fact or checkpoint, by agentId. */
@@ -118,6 +85,5 @@ export async function listAgents(ctx: StoreContext): Promise<ResultOf<typeof Age
 
 /** Totals for `daemon.status`, without reading any record. */
 export function counts(ctx: StoreContext): StoreCounts {
-  if (ctx.totals instanceof DaemonError) throw ctx.totals;
-  return { ...ctx.totals };
+  return ctx.counters.totals();
 }
