@@ -34,6 +34,7 @@ describe('admin.export records', () => {
     });
     assert.deepEqual(full.map(key), sorted.map(key));
     assert.deepEqual([...new Set(full.map((r) => r.agentId))], ['exp-A', 'exp-a', 'exp-a.', 'exp-b']);
+    assert.ok(full.every((r) => r.type === 'fact' || r.type === 'checkpoint'), 'fact and checkpoint records only, no header');
   });
 
   it('hold every fact version: current, superseded (supersededBy, updatedAt) and deleted (deletedAt)', () => {

@@ -7,7 +7,7 @@ import { createConnection } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { CheckpointList, MemoryList } from '@memoryd/protocol';
 import { cleanupAll } from './helpers/cleanup.js';
-import { type DaemonHandle, type Exit, startDaemon, withTimeout } from './helpers/daemon.js';
+import { canConnect, type DaemonHandle, type Exit, spawnDaemon, startDaemon, withTimeout } from './helpers/daemon.js';
 import { connect, type RpcClient, type RpcResponse } from './helpers/rpc.js';
 
 after(cleanupAll);
@@ -85,6 +85,25 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     });
   });
 }
+
+describe('the first moment', () => {
+  it('SIGTERM the instant the socket first accepts still exits 0 and removes the socket', async () => {
+    // Accepting connections is how a client learns the daemon is ready, so
+    // the signal handlers must already be in place by then.
+    for (let round = 0; round < 5; round++) {
+      const d = await spawnDaemon({ wait: 'none' });
+      const deadline = Date.now() + 10_000;
+      while (!(await canConnect(d.socket))) {
+        if (d.exit() !== undefined || Date.now() > deadline) throw new Error(`never listened:\n${d.stderr()}`);
+        await new Promise<void>((r) => setImmediate(r));
+      }
+      const started = Date.now();
+      d.signal('SIGTERM');
+      assert.deepEqual(await stoppedWithin5s(d, started), { code: 0, signal: null }, `round ${round}:\n${d.stderr()}`);
+      assert.equal(existsSync(d.socket), false);
+    }
+  });
+});
 
 describe('stopping with busy clients', () => {
   it('a signal right after a burst: whatever is answered is a success and kept', async (t) => {

@@ -1,9 +1,11 @@
+import { getRandomValues } from 'node:crypto';
 import type { Level } from 'level';
 import { decodeTime, monotonicFactory } from 'ulid';
 import { DaemonError, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AgentLock } from './agent-lock.js';
 import type { AgentCounters } from './counters.js';
+import type { GroupCommit } from './group-commit.js';
 import { SublevelNames } from './keys.js';
 
 /** The root database: UTF-8 keys and values (values are JSON, see codec.ts). */
@@ -44,6 +46,8 @@ export interface StoreContext {
   subs: Sublevels;
   /** `sync` of every batch: true unless the daemon runs with --no-sync. */
   sync: boolean;
+  /** Every change's batch goes through here (group commit). */
+  writer: GroupCommit;
   lock: AgentLock;
   logger: Logger;
   /** Every agent's counters and the totals, kept exact in memory. */
@@ -53,12 +57,29 @@ export interface StoreContext {
 }
 
 /**
+ * The same uniform bytes ulid's default PRNG draws (crypto, one byte a
+ * call, /256), but filled 4 KiB at a time: the default makes 16 crypto
+ * calls per id, a tenth of an add's CPU time.
+ */
+function bufferedPrng(): () => number {
+  const pool = new Uint8Array(4096);
+  let at = pool.length;
+  return () => {
+    if (at >= pool.length) {
+      getRandomValues(pool);
+      at = 0;
+    }
+    return pool[at++]! / 256;
+  };
+}
+
+/**
  * A new-id source: ULIDs from a monotonic factory (ids made in the same
  * millisecond still sort in creation order), with `createdAt` read back
  * from the id so the two always agree, even if the clock stepped back.
  */
 export function idSource(): () => { id: string; createdAt: string } {
-  const next = monotonicFactory();
+  const next = monotonicFactory(bufferedPrng());
   return () => {
     const id = next(Date.now());
     return { id, createdAt: new Date(decodeTime(id)).toISOString() };

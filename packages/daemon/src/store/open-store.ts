@@ -10,6 +10,7 @@ import { LayoutVersion } from './keys.js';
 import { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore } from './memory-store.js';
 import { AgentCounters } from './counters.js';
+import { GroupCommit } from './group-commit.js';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -69,6 +70,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
       db,
       subs,
       sync,
+      writer: new GroupCommit(db, sync),
       lock: new AgentLock(),
       logger,
       counters: await AgentCounters.load(subs, logger),

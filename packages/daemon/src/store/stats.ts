@@ -60,7 +60,7 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
     moved.push([agentId, after]);
   }
   if (batch.ops.length === 0) return;
-  await guard(what, () => ctx.db.batch(batch.ops, { sync: ctx.sync }));
+  await guard(what, () => ctx.writer.write(batch.ops));
   for (const [agentId, after] of moved) ctx.counters.set(agentId, after);
 }
 
