@@ -99,15 +99,20 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   return { socket: config.socket, stop, stopped };
 }
 
-/** Runs `stop` on SIGTERM/SIGINT, and exits hard if it overruns the deadline. */
-export function stopOnSignals(daemon: RunningDaemon, log: Logger, exit: (code: number) => void): void {
+/**
+ * Stops on SIGTERM/SIGINT. Installed before start-up begins, so a signal
+ * that arrives while the daemon is still starting (it may already accept
+ * connections) still ends in a graceful stop and exit 0: the stop runs as
+ * soon as `started` resolves. Exits hard if the stop overruns its deadline.
+ */
+export function stopOnSignals(started: Promise<RunningDaemon | undefined>, log: Logger, exit: (code: number) => void): void {
   const onSignal = (signal: NodeJS.Signals) => {
     const timer = setTimeout(() => {
       log.error('graceful stop overran its deadline; exiting', { deadlineMs: STOP_DEADLINE_MS });
       exit(1);
     }, STOP_DEADLINE_MS);
     timer.unref();
-    void daemon.stop(signal);
+    void started.then((daemon) => daemon?.stop(signal));
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);

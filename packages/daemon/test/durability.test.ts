@@ -112,7 +112,7 @@ describe('SIGKILL', () => {
     }
     for (const [agentId, cps] of ackedCps) {
       const stored = await allCheckpointIds(c2, agentId);
-      for (const { id, n } of cps) {
+      for (const { id } of cps) {
         assert.ok(stored.has(id), `acknowledged checkpoint ${id} of ${agentId} survived`);
         assert.ok(exported.has(`${agentId}/${id}`));
         checked++;

@@ -33,18 +33,26 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   const { config } = invocation;
   const log = createLogger(config.logLevel);
+  const exit = (code: number) => process.exit(code);
+  const starting = startDaemon(config, log);
+  // Before the first await: a signal during start-up must not kill us
+  // half-started (the socket may accept before start-up returns).
+  stopOnSignals(
+    starting.catch(() => undefined),
+    log,
+    exit,
+  );
   let daemon;
   try {
-    daemon = await startDaemon(config, log);
+    daemon = await starting;
   } catch (err) {
     const known = err instanceof DaemonError && err.code !== DaemonErrorCodes.Storage;
     if (!known) log.error('start failed', { err });
     else log.debug('start failed', { err });
     process.stderr.write(`memoryd: cannot start: ${(err as Error).message}\n`);
-    process.exit(EXIT_FAILURE);
+    exit(EXIT_FAILURE);
+    return;
   }
-  const exit = (code: number) => process.exit(code);
-  stopOnSignals(daemon, log, exit);
   await daemon.stopped;
   // Everything is closed; leave now rather than wait on stray handles.
   exit(0);

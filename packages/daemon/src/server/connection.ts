@@ -93,7 +93,10 @@ export class Connection {
     while (!this.draining && this.queue.length > 0 && this.slots.available > 0) {
       this.start(this.queue.shift()!);
     }
-    if (this.closed || this.draining) return;
+    if (this.closed || this.draining) {
+      this.settle();
+      return;
+    }
     if (this.writeBlocked || this.queue.length > 0 || this.slots.available === 0) this.socket.pause();
     else this.socket.resume();
     this.settle();
