@@ -109,7 +109,10 @@ export function readSync<T>(what: string, op: () => T): T {
   }
 }
 
-/** A put or del on one sublevel, for `db.batch`. */
-export type BatchOp =
-  | { type: 'put'; sublevel: Sublevel; key: string; value: string }
-  | { type: 'del'; sublevel: Sublevel; key: string };
+/**
+ * A put or del for the root `db.batch`, its key already carrying the
+ * sublevel's prefix (see WriteBatch): abstract-level's per-operation
+ * sublevel handling cost ~6 µs an operation on an add's path, and the
+ * stored bytes are the same.
+ */
+export type BatchOp = { type: 'put'; key: string; value: string } | { type: 'del'; key: string };

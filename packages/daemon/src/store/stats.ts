@@ -17,12 +17,12 @@ export class WriteBatch {
 
   /** Adds a put of `key` in `sublevel`. */
   put(sublevel: Sublevel, key: string, value: string): void {
-    this.ops.push({ type: 'put', sublevel, key, value });
+    this.ops.push({ type: 'put', key: sublevel.prefixKey(key, 'utf8'), value });
   }
 
   /** Adds a delete of `key` in `sublevel`. */
   del(sublevel: Sublevel, key: string): void {
-    this.ops.push({ type: 'del', sublevel, key });
+    this.ops.push({ type: 'del', key: sublevel.prefixKey(key, 'utf8') });
   }
 
   /** Moves an agent's current-fact and checkpoint counters by the given amounts. */
