@@ -5,13 +5,15 @@ export { PROTOCOL_VERSION, Capabilities, type Capability } from './version.js';
 export { ErrorCodes, ErrorNames, type ErrorCode, type InvalidParamsData } from './errors.js';
 export { Limits } from './limits.js';
 export { defineMethod, type MethodDescriptor, type ParamsOf, type ResultOf } from './method.js';
-export { codePoints, jsonDepth, utf8Bytes } from './schemas/kinds.js';
+export { codePoints, jsonDepth, utf8Bytes, type TState, type TText } from './schemas/kinds.js';
 export {
   AgentId,
   CheckpointState,
   Content,
   Limit,
   MessageCount,
+  PageAfter,
+  PageNext,
   Query,
   Tag,
   Tags,

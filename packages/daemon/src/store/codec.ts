@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { Checkpoint, Timestamp, Ulid, validate } from '@memoryd/protocol';
+import { Checkpoint, FactRecord, Ulid, validate } from '@memoryd/protocol';
 import { decodeError } from '../errors.js';
 
 /*
@@ -12,15 +12,7 @@ import { decodeError } from '../errors.js';
  * A fact version as stored (under `fact` while current, `hist` after).
  * The agentId is in the key, not the value.
  */
-export const StoredFact = Type.Object({
-  id: Ulid,
-  content: Type.String(),
-  tags: Type.Optional(Type.Array(Type.String())),
-  createdAt: Timestamp,
-  updatedAt: Type.Optional(Timestamp),
-  supersededBy: Type.Optional(Ulid),
-  deletedAt: Type.Optional(Timestamp),
-});
+export const StoredFact = Type.Omit(FactRecord, ['type', 'agentId']);
 /** A fact version as stored. */
 export type StoredFact = Static<typeof StoredFact>;
 

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod } from '../method.js';
-import { AgentId, CheckpointState, Limit, MessageCount, Timestamp, Ulid } from '../schemas/primitives.js';
+import { AgentId, PageAfter, PageNext, CheckpointState, Limit, MessageCount, Timestamp, Ulid } from '../schemas/primitives.js';
 import { Checkpoint, CheckpointSummary } from '../schemas/records.js';
 
 /** Saves session state as a new checkpoint. */
@@ -45,12 +45,12 @@ export const CheckpointList = defineMethod(
   'checkpoint.list',
   Type.Object({
     agentId: AgentId,
-    after: Type.Optional(Type.String({ pattern: Ulid.pattern, description: 'The `next` of the previous page.' })),
+    after: Type.Optional(PageAfter),
     limit: Type.Optional(Limit),
   }),
   Type.Object({
     checkpoints: Type.Array(CheckpointSummary),
-    next: Type.Optional(Type.String({ pattern: Ulid.pattern, description: 'Present only when more follow; pass it back as `after`.' })),
+    next: Type.Optional(PageNext),
   }),
   'Checkpoints (id, createdAt, messageCount), oldest first, a page at a time.',
 );

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod } from '../method.js';
-import { AgentId, Content, Limit, Query, Tags, Timestamp, Ulid } from '../schemas/primitives.js';
+import { AgentId, PageAfter, PageNext, Content, Limit, Query, Tags, Timestamp, Ulid } from '../schemas/primitives.js';
 import { Fact } from '../schemas/records.js';
 
 /**
@@ -43,12 +43,12 @@ export const MemoryList = defineMethod(
   'memory.list',
   Type.Object({
     agentId: AgentId,
-    after: Type.Optional(Type.String({ pattern: Ulid.pattern, description: 'The `next` of the previous page.' })),
+    after: Type.Optional(PageAfter),
     limit: Type.Optional(Limit),
   }),
   Type.Object({
     facts: Type.Array(Fact),
-    next: Type.Optional(Type.String({ pattern: Ulid.pattern, description: 'Present only when more facts follow; pass it back as `after`.' })),
+    next: Type.Optional(PageNext),
   }),
   'Current facts, oldest first, a page at a time.',
 );

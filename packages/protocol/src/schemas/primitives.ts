@@ -80,3 +80,12 @@ export const MessageCount = Type.Integer({
   maximum: Limits.messageCountMax,
   description: 'Messages in the session when saved: integer 0-2147483647.',
 });
+
+/** `after` of a paged list: the `next` of the previous page (an id, exclusive). */
+export const PageAfter = Type.String({ pattern: Ulid.pattern, description: 'The `next` of the previous page.' });
+
+/** `next` of a paged list: present only when more items follow; pass it back as `after`. */
+export const PageNext = Type.String({
+  pattern: Ulid.pattern,
+  description: 'Present only when more items follow; pass it back as `after`.',
+});
