@@ -1,1 +1,16 @@
-export {};
+// The public surface of @memoryd/client. Adding a symbol here makes it
+// public API: do so intentionally.
+
+export {
+  type CallOptions,
+  DaemonClient,
+  type DaemonClientOptions,
+  type DaemonHelloResult,
+} from './daemon-client.js';
+export {
+  ClientError,
+  type ClientErrorCode,
+  ClientErrorCodes,
+  type ClientErrorOptions,
+  isClientError,
+} from './errors.js';
