@@ -1,0 +1,82 @@
+import { AgentId, Limit, MemorySearch, Query } from '@memoryd/protocol';
+import { type Static, Type } from '@sinclair/typebox';
+import { publishSchema } from '../schema.js';
+import { AgentIdOut, IdOut, TimeOut } from './common.js';
+import { defineTool, quote, success } from './tool.js';
+
+/** Input of `memory_search`. */
+export const MemorySearchInput = Type.Object({
+  agent_id: AgentId,
+  query: Query,
+  limit: Type.Optional(Limit),
+});
+
+/** One fact of a search result. */
+export const SearchHit = Type.Object(
+  {
+    id: IdOut('Fact id: pass it to memory_reflect to update or delete the fact.'),
+    content: Type.String({ description: 'The fact, in full.' }),
+    created_at: TimeOut('When the fact was stored (RFC 3339 UTC).'),
+    score: Type.Number({ description: 'Relevance (BM25); higher is better. Facts come best first.' }),
+    tags: Type.Optional(Type.Array(Type.String({ description: 'A tag.' }), { description: 'Tags of the fact; absent when it has none.' })),
+  },
+  { description: 'A fact matching the query.' },
+);
+
+/** `structuredContent` of `memory_search`. */
+export const MemorySearchOutput = Type.Object(
+  {
+    agent_id: AgentIdOut,
+    query: Type.String({ description: 'The query, as given.' }),
+    count: Type.Integer({ minimum: 0, description: 'How many facts came back (0 when none match).' }),
+    facts: Type.Array(SearchHit, { description: 'Matching facts, best first; empty when none match.' }),
+  },
+  { description: 'The facts matching the query, best first.' },
+);
+/** Typed `structuredContent` of `memory_search`. */
+export type MemorySearchOutput = Static<typeof MemorySearchOutput>;
+
+/** The pinned prose of a search result (DESIGN.md "Prose"). */
+export function searchProse(out: MemorySearchOutput): string {
+  const who = `for agent ${quote(out.agent_id)} matching ${quote(out.query)}`;
+  if (out.count === 0) return `No facts found ${who}.`;
+  const head = `Found ${out.count} ${out.count === 1 ? 'fact' : 'facts'} ${who}:`;
+  return [head, ...out.facts.map((f, i) => `${i + 1}. [${f.id}] ${f.content}`)].join('\n');
+}
+
+/** `memory_search`: `memory.search` with snake_case in and out. */
+export const memorySearchTool = defineTool({
+  name: 'memory_search',
+  title: 'Search memory',
+  description:
+    "Search an agent's long-term memory for facts relevant to a query. Use it before answering or " +
+    'acting on anything the agent may have learned earlier (preferences, decisions, names, project facts), ' +
+    'and before memory_add to avoid storing what is already known. Matches any word of the query and ranks ' +
+    'facts matching more and rarer words first. Returns up to `limit` (default 10) current facts, best first, ' +
+    'each with its id, full content, creation time, score and tags; none matching is a normal, empty result.',
+  hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  input: MemorySearchInput,
+  outputSchema: publishSchema(MemorySearchOutput),
+  async run(args, { backend }) {
+    const r = await backend.call(MemorySearch, {
+      agentId: args.agent_id,
+      query: args.query,
+      ...(args.limit !== undefined ? { limit: args.limit } : {}),
+    });
+    const out: MemorySearchOutput = {
+      agent_id: args.agent_id,
+      query: args.query,
+      count: r.facts.length,
+      facts: r.facts.map((f) => ({
+        id: f.id,
+        content: f.content,
+        created_at: f.createdAt,
+        // The protocol gives every search hit a score; 0 only guards an
+        // out-of-contract daemon from producing a schema-invalid result.
+        score: f.score ?? 0,
+        ...(f.tags !== undefined ? { tags: f.tags } : {}),
+      })),
+    };
+    return success<MemorySearchOutput>(out, searchProse(out));
+  },
+});

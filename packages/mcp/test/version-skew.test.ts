@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, afterEach, describe, test } from 'node:test';
+import { cleanupAll, tempDir, trackCloser } from './helpers/cleanup.js';
+import { assertFailure, inProcess, overStdio, type Session } from './helpers/mcp.js';
+import { type FakeDaemon, oldNotFoundMessage, startOldDaemon } from './helpers/fake-daemon.js';
+
+// DESIGN.md "Version skew": a new shim facing a daemon without
+// `reportNotFound` gets -32004 for a missing checkpoint. That is an
+// operational failure with a hint to restart the daemon, never absence,
+// whatever on_missing says.
+
+const HINT = /^hint: .*restart the memory daemon with the updated memoryd binary/;
+
+async function fixture(capabilities: string[] = []): Promise<FakeDaemon> {
+  const old = await startOldDaemon(join(tempDir(), 'old.sock'), capabilities);
+  trackCloser(() => old.close());
+  return old;
+}
+
+function assertSkewError(text: string, agentId: string): void {
+  const lines = text.split('\n');
+  assert.equal(lines.length, 2, text);
+  assert.equal(lines[0], `checkpoint resume error: ${oldNotFoundMessage(agentId)}`);
+  assert.match(lines[1]!, HINT);
+}
+
+describe('a new shim and an old daemon', () => {
+  let s: Session | undefined;
+  afterEach(async () => {
+    await s?.close();
+    s = undefined;
+  });
+  after(cleanupAll);
+
+  test('in process: a missing checkpoint is `checkpoint resume error: …` plus the hint, both on_missing values', async () => {
+    const old = await fixture();
+    s = await inProcess({ socket: old.socket, resumeOnMissing: 'empty' });
+    assertSkewError(assertFailure(await s.call('checkpoint_resume', { agent_id: 'A' })), 'A');
+    assertSkewError(assertFailure(await s.call('checkpoint_resume', { agent_id: 'B', on_missing: 'empty' })), 'B');
+    assertSkewError(assertFailure(await s.call('checkpoint_resume', { agent_id: 'C', on_missing: 'error' })), 'C');
+    const resumes = old.received.filter((r) => r.method === 'checkpoint.resume');
+    assert.equal(resumes.length, 3);
+    for (const r of resumes) assert.equal(r.params['reportNotFound'], true, 'the shim always asks for typed absence');
+  });
+
+  test('through the built bin over stdio', async () => {
+    const old = await fixture();
+    s = await overStdio(['--socket', old.socket, '--no-autostart']);
+    assertSkewError(assertFailure(await s.call('checkpoint_resume', { agent_id: 'A', on_missing: 'empty' })), 'A');
+  });
+
+  test('a daemon that announces reportNotFound yet answers -32004: still a failure, without the hint', async () => {
+    const odd = await fixture(['reportNotFound']);
+    s = await inProcess({ socket: odd.socket, resumeOnMissing: 'empty' });
+    const text = assertFailure(await s.call('checkpoint_resume', { agent_id: 'A' }));
+    assert.equal(text, `checkpoint resume error: ${oldNotFoundMessage('A')}`);
+  });
+});
