@@ -6,7 +6,7 @@
 // shim, so its start-up is the user's wait: one file instead of hundreds of
 // modules, and compiled code from the cache instead of compiling the SDK
 // again. packages/mcp/bin/memoryd-mcp.js runs the bundle through
-// dist/bundle-loader.js when it is current, else the compiled dist.
+// bin/bundle-loader.js when it is current, else the compiled dist.
 //
 // The bundle is CommonJS-shaped because only `vm.Script` takes a code cache
 // on Node 20. The cache is made by running the bundle once through an MCP
@@ -16,13 +16,14 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'packages/mcp/dist');
 const BUNDLE = join(dist, 'memoryd-mcp.cjs');
 const CACHE = join(dist, 'memoryd-mcp.v8cache');
-const { loadBundle } = await import(pathToFileURL(join(dist, 'bundle-loader.js')).href);
+const { loadBundle } = createRequire(import.meta.url)('../packages/mcp/bin/bundle-loader.js');
 
 if (process.argv[2] === '--write-code-cache') {
   // Child mode: serve one MCP session from a fresh compile, then write the
@@ -64,6 +65,21 @@ async function bundle() {
       });
     },
   };
+  // tools/list is answered from a JSON literal made here from the tools'
+  // TypeBox types (packages/mcp/src/catalog.ts), so start-up loads neither
+  // TypeBox nor the tools; they come with the first tool call.
+  const { TOOL_CATALOG } = await import(pathToFileURL(join(dist, 'catalog.js')).href);
+  const CATALOG = /[\\/]packages[\\/]mcp[\\/]dist[\\/]catalog\.js$/;
+  let catalogued = false;
+  const prebuiltCatalog = {
+    name: 'memoryd-prebuilt-catalog',
+    setup(b) {
+      b.onLoad({ filter: CATALOG }, () => {
+        catalogued = true;
+        return { loader: 'js', contents: `export const TOOL_CATALOG = ${JSON.stringify(TOOL_CATALOG)};` };
+      });
+    },
+  };
   rmSync(CACHE, { force: true });
   // The ESM bundle of earlier builds: the bin no longer reads it.
   rmSync(join(dist, 'memoryd-mcp.mjs'), { force: true });
@@ -76,7 +92,7 @@ async function bundle() {
     format: 'cjs',
     target: 'node20',
     minify: true,
-    plugins: [withoutAjv],
+    plugins: [withoutAjv, prebuiltCatalog],
     // import.meta does not exist in CommonJS: the loader passes the bundle's
     // URL as __memorydBundleUrl; under a plain require() it comes from
     // __filename (version.ts and the client's memoryd lookup use it).
@@ -87,6 +103,7 @@ async function bundle() {
     legalComments: 'none',
     logLevel: 'warning',
   });
+  if (!catalogued) fail('packages/mcp/dist/catalog.js was not in the bundle; update CATALOG in scripts/bundle-shim.mjs');
   if (!stubbed) {
     // The pinned SDK moved its Ajv provider: the bundle would silently grow
     // and slow down. Look at the SDK's Server and update AJV_PROVIDER.

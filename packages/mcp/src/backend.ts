@@ -7,8 +7,6 @@ import type { DaemonHello, MethodDescriptor, ParamsOf, ResultOf } from '@memoryd
  * logic does not care how the daemon is reached.
  */
 export interface MemoryBackend {
-  /** The socket the daemon is (or will be) reached at, for messages. */
-  readonly socketPath: string;
   /** Connects (and autostarts the daemon when allowed); idempotent. */
   connect(): Promise<ResultOf<typeof DaemonHello>>;
   /** Calls one RPC method, connecting first when not connected. */

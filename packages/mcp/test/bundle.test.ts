@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { cleanupAll, tempDir } from './helpers/cleanup.js';
+import { overStdio } from './helpers/mcp.js';
 
 // The fast-spawn build (scripts/bundle-shim.mjs): one bundle and a V8 code
-// cache, run by bin/memoryd-mcp.js through dist/bundle-loader.js. The
+// cache, run by bin/memoryd-mcp.js through bin/bundle-loader.js. The
 // stdio tests run the bin, so they exercise the bundle; these pin that it is
 // current, that V8 takes its cache, and that a cache made from other source
 // is never used (V8 itself compares only the length).
@@ -22,8 +24,8 @@ interface LoadedBundle {
 }
 type LoadBundle = (file: string, cacheFile: string) => LoadedBundle;
 
-// The loader is the bin's, not public API: load it from the compiled dist.
-const { loadBundle } = (await import(new URL('../dist/bundle-loader.js', import.meta.url).href)) as { loadBundle: LoadBundle };
+// The loader is the bin's (CommonJS, like the bin), not public API.
+const { loadBundle } = createRequire(import.meta.url)('../bin/bundle-loader.js') as { loadBundle: LoadBundle };
 
 describe('the shim bundle', () => {
   after(cleanupAll);
@@ -59,5 +61,21 @@ describe('the shim bundle', () => {
 
     loaded.writeCodeCache();
     assert.equal(loadBundle(file, cache).cacheAccepted, true, 'a cache written for the new source is taken');
+  });
+});
+
+describe('the bundled tool catalog', () => {
+  after(cleanupAll);
+
+  test('tools/list of the bundled bin equals the catalog generated from the TypeBox types', async () => {
+    // The bundle answers tools/list from a JSON literal made at build time
+    // (scripts/bundle-shim.mjs); it must be exactly what the types give.
+    const { TOOL_CATALOG } = (await import(new URL('../dist/catalog.js', import.meta.url).href)) as { TOOL_CATALOG: unknown[] };
+    const shim = await overStdio(['--socket', join(tempDir(), 'none.sock'), '--no-autostart']);
+    try {
+      assert.deepEqual(shim.tools, JSON.parse(JSON.stringify(TOOL_CATALOG)));
+    } finally {
+      await shim.close();
+    }
   });
 });

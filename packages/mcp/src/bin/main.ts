@@ -1,6 +1,6 @@
-import { DaemonClient } from '@memoryd/client';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { HELP, type Invocation, parseInvocation } from '../config.js';
+import { LazyBackend } from '../lazy-backend.js';
 import { createShimServer } from '../server.js';
 import { SHIM_VERSION } from '../version.js';
 
@@ -35,7 +35,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
 
   const { config } = invocation;
-  const client = new DaemonClient({
+  // The client (and the protocol schemas) load on the first tool call.
+  const client = new LazyBackend({
     ...(config.socket !== undefined ? { socket: config.socket } : {}),
     ...(config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
     autostart: config.autostart,

@@ -1,0 +1,87 @@
+'use strict';
+// Every MCP session spawns a shim, so start-up is the user's wait, and most
+// of it is V8 compiling the bundled SDK. Node 20 has no compile cache for
+// modules (module.enableCompileCache() came in 22.1), but `vm.Script` takes
+// V8 code cache data. So the bundle is CommonJS-shaped (scripts/bundle-shim.mjs)
+// and run here the way Node's CommonJS loader would, with a code cache made
+// at build time. V8 checks only the source's length against a cache, so the
+// cache file starts with a 64-bit digest of the bundle it was made from; any
+// mismatch (or a V8 that rejects it) just means compiling as usual. The
+// digest is computed here in JS rather than with node:crypto, whose loading
+// alone cost ~6 ms of every spawn; it guards against a stale cache, not an
+// adversary (whoever can write the cache can write the bundle).
+//
+// CommonJS (bin/package.json), like the bin: Node's ESM loader would add
+// ~10 ms to every spawn.
+const { readFileSync, writeFileSync } = require('node:fs');
+const { createRequire } = require('node:module');
+const { dirname } = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { Script } = require('node:vm');
+
+const HASH_BYTES = 8;
+// Node's CommonJS wrapper, plus the bundle's import.meta.url (see the
+// bundle script's banner).
+const HEAD = '(function (exports, require, module, __filename, __dirname, __memorydBundleUrl) {';
+const TAIL = '\n})';
+
+/**
+ * A 64-bit digest of `text` (cyrb53's mixing, widened to two full words).
+ * @param {string} text
+ */
+function digest(text) {
+  let h1 = 0xdeadbeef ^ text.length;
+  let h2 = 0x41c6ce57 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  const out = Buffer.alloc(HASH_BYTES);
+  out.writeUInt32LE(h1 >>> 0, 0);
+  out.writeUInt32LE(h2 >>> 0, 4);
+  return out;
+}
+
+/**
+ * The V8 data of `cacheFile` if it was made from `source`, else undefined.
+ * @param {string} cacheFile @param {string} source
+ */
+function cacheFor(cacheFile, source) {
+  let data;
+  try {
+    data = readFileSync(cacheFile);
+  } catch {
+    return undefined;
+  }
+  if (data.length <= HASH_BYTES || !data.subarray(0, HASH_BYTES).equals(digest(source))) return undefined;
+  return data.subarray(HASH_BYTES);
+}
+
+/**
+ * Runs the bundle `file` (esbuild's CommonJS output) in this context, using
+ * the code cache in `cacheFile` when it matches.
+ * @param {string} file
+ * @param {string} cacheFile
+ * @returns {{ entry: { main(argv: readonly string[]): Promise<void> }, cacheAccepted: boolean, writeCodeCache(): void }}
+ *   `entry` is what the bundle exports (dist/bin/main.js); `cacheAccepted`
+ *   is true when V8 used the cache; `writeCodeCache` writes a cache of
+ *   everything compiled so far (build time only).
+ */
+function loadBundle(file, cacheFile) {
+  const source = readFileSync(file, 'utf8');
+  const cachedData = cacheFor(cacheFile, source);
+  const script = new Script(HEAD + source + TAIL, { filename: file, ...(cachedData !== undefined ? { cachedData } : {}) });
+  const wrapper = script.runInThisContext();
+  const module = { exports: {} };
+  wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href);
+  return {
+    entry: module.exports,
+    cacheAccepted: cachedData !== undefined && script.cachedDataRejected === false,
+    writeCodeCache: () => writeFileSync(cacheFile, Buffer.concat([digest(source), script.createCachedData()])),
+  };
+}
+
+module.exports = { loadBundle };
