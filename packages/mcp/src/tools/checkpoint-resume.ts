@@ -51,7 +51,7 @@ export type CheckpointAbsent = Static<typeof CheckpointAbsent>;
 /** The hint appended when an old daemon answers a missing checkpoint with -32004. */
 export const VERSION_SKEW_HINT =
   'hint: the running memory daemon predates this memoryd-mcp and cannot report a missing checkpoint; ' +
-  'restart the memory daemon with the updated memoryd binary (for example `memoryctl stop`; the next call starts the new one).';
+  'restart the memory daemon with the updated memoryd binary (stop it with SIGTERM or its daemon.shutdown method; the next call starts the new one).';
 
 /** The pinned prose of a resumed checkpoint. */
 export function resumeProse(agentId: string, c: CheckpointFound): string {
