@@ -1,7 +1,7 @@
 import { createConnection, type Socket } from 'node:net';
 import { createJSONRPCErrorResponse, isJSONRPCResponse, JSONRPCClient, type JSONRPCResponse } from 'json-rpc-2.0';
+import { LineSplitter, MAX_LINE_BYTES } from '@memoryd/protocol';
 import { ClientError, ClientErrorCodes, reason } from './errors.js';
-import { LineSplitter, MAX_LINE_BYTES } from './line-splitter.js';
 
 /** A request waiting for its answer. */
 interface Pending {
@@ -47,7 +47,8 @@ export function dial(socketPath: string, timeoutMs: number): Promise<Socket> {
 export class Connection {
   private readonly rpc: JSONRPCClient<string>;
   private readonly pending = new Map<number, Pending>();
-  private readonly splitter = new LineSplitter();
+  // The protocol's NDJSON framing; lines decode as UTF-8 without a copy.
+  private readonly splitter = new LineSplitter((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8'));
   private lastId = 0;
   private socketError: Error | undefined;
   private failure: Error | undefined;

@@ -46,3 +46,4 @@ export {
   type DirStat,
   type SocketEnv,
 } from './socket-path.js';
+export { LineSplitter, MAX_LINE_BYTES } from './framing.js';

@@ -1,8 +1,7 @@
 import type { Socket } from 'node:net';
-import { ErrorCodes, Limits } from '@memoryd/protocol';
+import { ErrorCodes, LineSplitter, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
-import { LineSplitter } from './framing.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
 import { Semaphore } from './semaphore.js';
 
@@ -13,7 +12,8 @@ import { Semaphore } from './semaphore.js';
  * (64) being busy, and responses piling up because it does not read them.
  */
 export class Connection {
-  private readonly splitter = new LineSplitter();
+  // The protocol's NDJSON framing; lines decode as UTF-8 without a copy.
+  private readonly splitter = new LineSplitter((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8'));
   private readonly slots = new Semaphore(Limits.maxInFlightPerConnection);
   /** Lines read but not yet started. */
   private readonly queue: string[] = [];
