@@ -4,8 +4,7 @@ import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
 import { DaemonStatus, MemoryAdd, MemorySearch } from '@memoryd/protocol';
-import { cleanupAll, isAlive, processes, tempDir, trackPid } from './helpers/cleanup.js';
-import { canConnect, cleanEnv, DAEMON_BIN, waitFor, withTimeout } from './helpers/daemon.js';
+import { canConnect, cleanEnv, cleanupAll, DAEMON_BIN, isAlive, processes, tempDir, trackPid, waitFor, withTimeout } from '@memoryd/test-support';
 import { type FakeMemoryd, fakeMemoryd } from './helpers/fake-memoryd.js';
 
 after(cleanupAll);

@@ -10,8 +10,8 @@ import {
   MemoryReflect,
   MemorySearch,
 } from '@memoryd/protocol';
-import { cleanupAll } from './helpers/cleanup.js';
-import { cleanEnv, startDaemon, type TestDaemon, waitFor, withTimeout } from './helpers/daemon.js';
+import { cleanEnv, cleanupAll, type DaemonHandle, waitFor, withTimeout } from '@memoryd/test-support';
+import { startDaemon } from './helpers/daemon.js';
 import { rawCall } from './helpers/raw-rpc.js';
 
 after(cleanupAll);
@@ -25,7 +25,7 @@ async function rejection(p: Promise<unknown>): Promise<unknown> {
 }
 
 describe('typed calls against a real daemon', () => {
-  let daemon: TestDaemon;
+  let daemon: DaemonHandle;
   let client: DaemonClient;
   before(async () => {
     daemon = await startDaemon();

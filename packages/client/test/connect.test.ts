@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ClientError, ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
 import { Capabilities, DaemonStatus, PROTOCOL_VERSION } from '@memoryd/protocol';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { cleanEnv, startDaemon, waitFor, withTimeout } from './helpers/daemon.js';
+import { cleanEnv, cleanupAll, tempDir, waitFor, withTimeout } from '@memoryd/test-support';
+import { startDaemon } from './helpers/daemon.js';
 import { fakeServer } from './helpers/fake-server.js';
 
 after(cleanupAll);

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
 import { defaultSocketPath, socketDirProblem } from '@memoryd/protocol';
-import { cleanupAll, daemonsUnder, tempDir, trackPid } from './helpers/cleanup.js';
-import { cleanEnv, DAEMON_BIN, withTimeout } from './helpers/daemon.js';
+import { cleanEnv, cleanupAll, DAEMON_BIN, daemonsUnder, tempDir, trackPid, withTimeout } from '@memoryd/test-support';
 import { fakeMemoryd } from './helpers/fake-memoryd.js';
 
 after(cleanupAll);
@@ -44,6 +43,27 @@ async function expectRefusal(runtime: string, dir: string): Promise<void> {
   await client.close();
 }
 
+/**
+ * Connects with the default socket under XDG_RUNTIME_DIR=`runtime`,
+ * autostarting the real daemon (tracked by pid for cleanup), runs `check`,
+ * then closes the client.
+ */
+async function autostartUnder(runtime: string, check: (client: DaemonClient) => void): Promise<void> {
+  const client = new DaemonClient({
+    dataDir: join(runtime, 'data'),
+    memorydBin: DAEMON_BIN,
+    env: cleanEnv({ XDG_RUNTIME_DIR: runtime }),
+    startTimeoutMs: 15_000,
+  });
+  try {
+    const hello = await withTimeout(client.connect(), 20_000, 'connect with autostart');
+    trackPid(hello.pid);
+    check(client);
+  } finally {
+    await client.close();
+  }
+}
+
 describe('the default socket directory', () => {
   it('refuses one that admits group or others (0755): Unavailable with the reason, mode unchanged, no daemon', async () => {
     const runtime = tempDir();
@@ -65,21 +85,11 @@ describe('the default socket directory', () => {
 
   it('when missing, autostart lets the daemon create it 0700 and connects', async () => {
     const runtime = tempDir();
-    const client = new DaemonClient({
-      dataDir: join(runtime, 'data'),
-      memorydBin: DAEMON_BIN,
-      env: cleanEnv({ XDG_RUNTIME_DIR: runtime }),
-      startTimeoutMs: 15_000,
-    });
-    try {
-      const hello = await withTimeout(client.connect(), 20_000, 'connect with autostart');
-      trackPid(hello.pid);
+    await autostartUnder(runtime, (client) => {
       assert.equal(client.socketPath, join(runtime, 'memoryd', 'memoryd.sock'));
       assert.equal(statSync(join(runtime, 'memoryd')).mode & 0o777, 0o700);
       assert.equal(reasonFor(join(runtime, 'memoryd')), undefined);
-    } finally {
-      await client.close();
-    }
+    });
   });
 
   it('an existing 0700 directory of ours is used', async () => {
@@ -87,18 +97,8 @@ describe('the default socket directory', () => {
     const dir = join(runtime, 'memoryd');
     mkdirSync(dir);
     chmodSync(dir, 0o700);
-    const client = new DaemonClient({
-      dataDir: join(runtime, 'data'),
-      memorydBin: DAEMON_BIN,
-      env: cleanEnv({ XDG_RUNTIME_DIR: runtime }),
-      startTimeoutMs: 15_000,
-    });
-    try {
-      const hello = await withTimeout(client.connect(), 20_000, 'connect with autostart');
-      trackPid(hello.pid);
+    await autostartUnder(runtime, () => {
       assert.equal(statSync(dir).mode & 0o777, 0o700);
-    } finally {
-      await client.close();
-    }
+    });
   });
 });

@@ -3,8 +3,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
 import { Capabilities, DaemonStatus, Limits, MemoryAdd } from '@memoryd/protocol';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { cleanEnv, waitFor, withTimeout } from './helpers/daemon.js';
+import { cleanEnv, cleanupAll, tempDir, waitFor, withTimeout } from '@memoryd/test-support';
 import { answerHello, FAKE_HELLO, type FakeHandler, fakeServer, type FakeServer } from './helpers/fake-server.js';
 
 // A real daemon answers promptly and keeps its connections; these cases
@@ -33,6 +32,17 @@ async function setup(handler: FakeHandler, opts: { requestTimeoutMs?: number } =
 }
 
 const params = { agentId: 'f', content: 'x' };
+
+/** Connects, expects one call (of `params`) to fail with ConnectionLost, then closes both ends. */
+async function expectCallLost({ client, done }: { client: DaemonClient; done: () => Promise<void> }): Promise<void> {
+  try {
+    await client.connect();
+    const err = await rejection(client.call(MemoryAdd, params));
+    assert.ok(isClientError(err, ClientErrorCodes.ConnectionLost));
+  } finally {
+    await done();
+  }
+}
 
 describe('timeouts', () => {
   it('a request with no answer fails with Timeout; the connection stays usable and a late answer is dropped', async () => {
@@ -147,32 +157,20 @@ describe('connection lost', () => {
   });
 
   it('a line that is not JSON drops the connection: ConnectionLost', async () => {
-    const { client, done } = await setup((req, socket, reply) => {
+    const fixture = await setup((req, socket, reply) => {
       if (!answerHello(req, reply)) socket.write('this is not json\n');
     });
-    try {
-      await client.connect();
-      const err = await rejection(client.call(MemoryAdd, params));
-      assert.ok(isClientError(err, ClientErrorCodes.ConnectionLost));
-    } finally {
-      await done();
-    }
+    await expectCallLost(fixture);
   });
 
   it(`a line over ${Limits.maxLineBytes} bytes drops the connection: ConnectionLost`, async () => {
-    const { client, done } = await setup((req, socket, reply) => {
+    const fixture = await setup((req, socket, reply) => {
       if (answerHello(req, reply)) return;
       // An answer that never ends: the client must stop buffering at the limit.
       const head = `{"jsonrpc":"2.0","id":${JSON.stringify(req.id)},"result":{"pad":"`;
       socket.write(head + 'x'.repeat(Limits.maxLineBytes + 1 - head.length));
     });
-    try {
-      await client.connect();
-      const err = await rejection(client.call(MemoryAdd, params));
-      assert.ok(isClientError(err, ClientErrorCodes.ConnectionLost));
-    } finally {
-      await done();
-    }
+    await expectCallLost(fixture);
   });
 
   it('an answer of just under the limit is accepted', async () => {

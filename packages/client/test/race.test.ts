@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { DaemonClient } from '@memoryd/client';
 import { DaemonStatus } from '@memoryd/protocol';
-import { cleanupAll, daemonsUnder, tempDir, trackPid, untrackPid } from './helpers/cleanup.js';
-import { cleanEnv, DAEMON_BIN, waitFor, withTimeout } from './helpers/daemon.js';
+import { cleanEnv, cleanupAll, DAEMON_BIN, daemonsUnder, tempDir, trackPid, untrackPid, waitFor, withTimeout } from '@memoryd/test-support';
 
 // DESIGN.md, Daemon autostart: "Two shims starting at once end with one
 // daemon: the loser of the LevelDB lock exits cleanly and both connect to

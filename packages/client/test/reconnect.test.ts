@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
 import { Capabilities, DaemonStatus, MemoryAdd, MemorySearch } from '@memoryd/protocol';
-import { cleanupAll, isAlive, tempDir, trackPid } from './helpers/cleanup.js';
-import { cleanEnv, DAEMON_BIN, startDaemon, waitFor, withTimeout } from './helpers/daemon.js';
+import { cleanEnv, cleanupAll, DAEMON_BIN, isAlive, tempDir, trackPid, waitFor, withTimeout } from '@memoryd/test-support';
+import { startDaemon } from './helpers/daemon.js';
 
 // DESIGN.md: "A daemon restart is survived: the client reconnects on the
 // next call." Nothing is retried on its own: a call either reaches a

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { createConnection, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
-import { withTimeout } from './helpers/daemon.js';
+import { withTimeout } from '@memoryd/test-support';
 import { useDaemon } from './helpers/fixture.js';
 import { type RpcResponse } from './helpers/rpc.js';
 

@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { DaemonHello } from '@memoryd/protocol';
-import { cleanupAll } from './helpers/cleanup.js';
-import { spawnDaemon, startDaemon } from './helpers/daemon.js';
+import { cleanupAll, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
 import { PACKAGE_VERSION } from './helpers/shapes.js';
 

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ClassicLevel } from 'classic-level';
 import { CheckpointSave, MemoryAdd } from '@memoryd/protocol';
-import { cleanupAll } from './helpers/cleanup.js';
-import { type DaemonHandle, startDaemon } from './helpers/daemon.js';
+import { cleanupAll, type DaemonHandle, startDaemon } from '@memoryd/test-support';
 import { assertError, assertServing, connect } from './helpers/rpc.js';
 
 after(cleanupAll);

@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { AdminExport, CheckpointList, CheckpointResume, MemoryAdd, MemoryList } from '@memoryd/protocol';
-import { cleanupAll } from './helpers/cleanup.js';
-import { startDaemon, waitFor } from './helpers/daemon.js';
+import { cleanupAll, startDaemon, waitFor } from '@memoryd/test-support';
 import { connect, type RpcClient } from './helpers/rpc.js';
 
 after(cleanupAll);

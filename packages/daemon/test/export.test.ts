@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdminExport, CheckpointSave, type ExportRecord, MemoryAdd, MemoryReflect } from '@memoryd/protocol';
-import { startDaemon } from './helpers/daemon.js';
+import { startDaemon } from '@memoryd/test-support';
 import { exportAll, populate } from './helpers/export-data.js';
 import { useDaemon } from './helpers/fixture.js';
 import { assertInvalidParams, connect } from './helpers/rpc.js';

@@ -8,8 +8,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ErrorCodes, Limits } from '@memoryd/protocol';
 import { createLogger, RpcDispatcher, type RpcMethod, SocketServer } from '@memoryd/daemon';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { waitFor } from './helpers/daemon.js';
+import { cleanupAll, tempDir, waitFor } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
 
 after(cleanupAll);

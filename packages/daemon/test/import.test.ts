@@ -14,7 +14,7 @@ import {
   MemoryList,
   MemorySearch,
 } from '@memoryd/protocol';
-import { type DaemonHandle, startDaemon } from './helpers/daemon.js';
+import { type DaemonHandle, startDaemon } from '@memoryd/test-support';
 import { exportAll, populate, type Populated } from './helpers/export-data.js';
 import { useDaemon } from './helpers/fixture.js';
 import { connect, type RpcClient } from './helpers/rpc.js';

@@ -5,8 +5,8 @@
 // "\n" answered when the client half-closes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { withTimeout } from '@memoryd/test-support';
 import { useDaemon } from './helpers/fixture.js';
-import { withTimeout } from './helpers/daemon.js';
 import { assertError, assertServing, connect, type Message, type RpcClient, type RpcResponse } from './helpers/rpc.js';
 
 let watcher: RpcClient;

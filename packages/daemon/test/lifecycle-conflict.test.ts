@@ -9,8 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DaemonHello, MemoryAdd, MemoryList } from '@memoryd/protocol';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { canConnect, type DaemonHandle, spawnDaemon, startDaemon, waitFor, withTimeout } from './helpers/daemon.js';
+import { canConnect, cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, tempDir, waitFor, withTimeout } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
 
 after(cleanupAll);

@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { canConnect, type DaemonHandle, spawnDaemon, startDaemon } from './helpers/daemon.js';
+import { canConnect, cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, tempDir } from '@memoryd/test-support';
 import { assertServing, connect } from './helpers/rpc.js';
 
 after(cleanupAll);

@@ -6,8 +6,7 @@ import { existsSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { CheckpointList, MemoryList } from '@memoryd/protocol';
-import { cleanupAll } from './helpers/cleanup.js';
-import { canConnect, type DaemonHandle, type Exit, spawnDaemon, startDaemon, withTimeout } from './helpers/daemon.js';
+import { canConnect, cleanupAll, type DaemonHandle, type Exit, spawnDaemon, startDaemon, withTimeout } from '@memoryd/test-support';
 import { connect, type RpcClient, type RpcResponse } from './helpers/rpc.js';
 
 after(cleanupAll);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { AgentList, CheckpointSave, DaemonHello, DaemonShutdown, DaemonStatus, MemoryAdd, MemoryReflect } from '@memoryd/protocol';
-import { startDaemon, waitFor, withTimeout } from './helpers/daemon.js';
+import { startDaemon, waitFor, withTimeout } from '@memoryd/test-support';
 import { useDaemon } from './helpers/fixture.js';
 import { connect } from './helpers/rpc.js';
 import { assertKeys, assertRecentTime, PACKAGE_VERSION } from './helpers/shapes.js';

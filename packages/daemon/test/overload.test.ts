@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DaemonStatus } from '@memoryd/protocol';
-import { waitFor, withTimeout } from './helpers/daemon.js';
+import { waitFor, withTimeout } from '@memoryd/test-support';
 import { useDaemon } from './helpers/fixture.js';
 import { assertError, assertServing, connect, type RpcClient } from './helpers/rpc.js';
 

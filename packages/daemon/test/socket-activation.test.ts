@@ -9,8 +9,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DaemonHello, MemoryAdd, MemoryList } from '@memoryd/protocol';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { startDaemon } from './helpers/daemon.js';
+import { cleanupAll, startDaemon, tempDir } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
 
 after(cleanupAll);

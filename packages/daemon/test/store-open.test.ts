@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { DaemonErrorCodes, openStore, silentLogger } from '@memoryd/daemon';
-import { tempDir, trackPid, untrackPid } from './helpers/cleanup.js';
+import { tempDir, trackPid, untrackPid } from '@memoryd/test-support';
 import { openTempStore, rejectsWith, useStoreCleanup } from './helpers/store.js';
 
 useStoreCleanup();

@@ -4,7 +4,7 @@
 // non-JSON line is -32700 and the connection stays usable.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { withTimeout } from './helpers/daemon.js';
+import { withTimeout } from '@memoryd/test-support';
 import { useDaemon } from './helpers/fixture.js';
 import { assertError, assertServing, connect, type RpcClient, type RpcResponse } from './helpers/rpc.js';
 

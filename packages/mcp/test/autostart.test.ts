@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, test } from 'node:test';
-import { cleanupAll, tempDir, trackPid } from './helpers/cleanup.js';
-import { DAEMON_BIN, daemonPaths, startDaemon } from './helpers/daemon.js';
+import { canConnect, cleanupAll, DAEMON_BIN, daemonPaths, isAlive, pidsMentioning, tempDir, terminate, trackPid, waitFor } from '@memoryd/test-support';
+import { startDaemon } from './helpers/daemon.js';
 import { assertSuccess, overStdio, type StdioSession } from './helpers/mcp.js';
 import { daemonStatus } from './helpers/ndjson.js';
-import { pidsMentioning } from './helpers/processes.js';
-import { canConnect, isAlive, terminate, waitFor } from './helpers/wait.js';
 
 // DESIGN.md "Daemon autostart", through the built bin: the first tool call
 // starts memoryd when none answers; two shims starting at once end with one

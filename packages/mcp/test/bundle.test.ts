@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
+import { cleanupAll, tempDir } from '@memoryd/test-support';
 import { overStdio } from './helpers/mcp.js';
 
 // The fast-spawn build (scripts/bundle-shim.mjs): one bundle and a V8 code

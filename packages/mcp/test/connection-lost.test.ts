@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, test } from 'node:test';
-import { cleanupAll, tempDir, trackCloser } from './helpers/cleanup.js';
+import { cleanupAll, tempDir, trackCloser } from '@memoryd/test-support';
 import { type FakeDaemon, type Received, type Reply, startFakeDaemon } from './helpers/fake-daemon.js';
 import { assertFailure, assertSuccess, inProcess, type Session } from './helpers/mcp.js';
 

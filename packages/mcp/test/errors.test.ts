@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DaemonClient } from '@memoryd/client';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { cleanEnv, type DaemonHandle, startDaemon } from './helpers/daemon.js';
-import { assertFailure, inProcess, type Session } from './helpers/mcp.js';
+import { cleanEnv, type DaemonHandle } from '@memoryd/test-support';
+import { useDaemonSession, useSessionWithoutDaemon } from './helpers/fixture.js';
+import { assertFailure, type Session } from './helpers/mcp.js';
 import { daemonStatus, rpcOnce } from './helpers/ndjson.js';
 
 const GOOD_ID = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
@@ -40,15 +39,7 @@ const BAD_INPUT: Array<[string, Record<string, unknown>, string, string | undefi
 describe('failures against a real daemon', () => {
   let daemon: DaemonHandle;
   let s: Session;
-  before(async () => {
-    daemon = await startDaemon();
-    s = await inProcess({ socket: daemon.socket });
-  });
-  after(async () => {
-    await s?.close();
-    await daemon?.stop();
-    await cleanupAll();
-  });
+  useDaemonSession((started) => ({ daemon, s } = started));
 
   test('bad input: `invalid arguments: FIELD: REASON` with the tool\'s own param name, and nothing stored', async () => {
     for (const [name, args, field, reason] of BAD_INPUT) {
@@ -81,14 +72,7 @@ describe('failures against a real daemon', () => {
 describe('no daemon and no autostart', () => {
   let s: Session;
   let socket: string;
-  before(async () => {
-    socket = join(tempDir(), 'absent.sock');
-    s = await inProcess({ socket });
-  });
-  after(async () => {
-    await s?.close();
-    await cleanupAll();
-  });
+  useSessionWithoutDaemon((started) => ({ s, socket } = started), 'absent.sock');
 
   test('every tool answers the client\'s own `memory daemon unavailable at SOCKET: CAUSE`', async () => {
     const probe = new DaemonClient({ socket, autostart: false, env: cleanEnv() });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { inProcess, type Session } from './helpers/mcp.js';
+import { useSessionWithoutDaemon } from './helpers/fixture.js';
+import type { Session } from './helpers/mcp.js';
 
 // The published schemas as a client receives them from tools/list. No
 // daemon runs here: listing must not need one (the shim connects lazily).
@@ -35,14 +34,7 @@ function problems(schema: unknown, path = '#'): string[] {
 describe('tools/list', () => {
   let s: Session;
   let socket: string;
-  before(async () => {
-    socket = join(tempDir(), 'none.sock');
-    s = await inProcess({ socket });
-  });
-  after(async () => {
-    await s?.close();
-    await cleanupAll();
-  });
+  useSessionWithoutDaemon((started) => ({ s, socket } = started), 'none.sock');
 
   const tool = (name: string): Tool => {
     const t = s.tools.find((x) => x.name === name);

@@ -2,11 +2,10 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, test } from 'node:test';
-import { cleanupAll, tempDir } from './helpers/cleanup.js';
-import { type DaemonHandle, SHIM_BIN, startDaemon } from './helpers/daemon.js';
+import { cleanupAll, type DaemonHandle, tempDir, withTimeout } from '@memoryd/test-support';
+import { SHIM_BIN, startDaemon } from './helpers/daemon.js';
 import { assertFailure, assertSuccess, inProcess, overStdio, type Session } from './helpers/mcp.js';
 import { INITIALIZE, runShim, spawnShim } from './helpers/raw-shim.js';
-import { withTimeout } from './helpers/wait.js';
 
 // The process contract of the built bin: MCP over stdio through the SDK's
 // real StdioClientTransport, flags, exit codes, and stdout purity.

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { cleanupAll } from './helpers/cleanup.js';
-import { type DaemonHandle, startDaemon } from './helpers/daemon.js';
-import { assertFailure, assertSuccess, inProcess, type Session } from './helpers/mcp.js';
+import { describe, test } from 'node:test';
+import { useDaemonSession } from './helpers/fixture.js';
+import { assertFailure, assertSuccess, type Session } from './helpers/mcp.js';
 
 // Every success of every tool, in process (SDK Client over InMemoryTransport,
 // the shim's Server, a real DaemonClient, a real daemon): structuredContent
@@ -19,17 +18,8 @@ interface Hit {
 }
 
 describe('tools in process against a real daemon', () => {
-  let daemon: DaemonHandle;
   let s: Session;
-  before(async () => {
-    daemon = await startDaemon();
-    s = await inProcess({ socket: daemon.socket });
-  });
-  after(async () => {
-    await s?.close();
-    await daemon?.stop();
-    await cleanupAll();
-  });
+  useDaemonSession((started) => ({ s } = started));
 
   const add = async (agent: string, content: string, tags?: string[]) => {
     const r = assertSuccess(s, 'memory_add', await s.call('memory_add', { agent_id: agent, content, ...(tags ? { tags } : {}) }));
@@ -164,17 +154,8 @@ describe('tools in process against a real daemon', () => {
 });
 
 describe('resumeOnMissing "empty" as the server default', () => {
-  let daemon: DaemonHandle;
   let s: Session;
-  before(async () => {
-    daemon = await startDaemon();
-    s = await inProcess({ socket: daemon.socket, resumeOnMissing: 'empty' });
-  });
-  after(async () => {
-    await s?.close();
-    await daemon?.stop();
-    await cleanupAll();
-  });
+  useDaemonSession((started) => ({ s } = started), { resumeOnMissing: 'empty' });
 
   test('absence is {agent_id, found: false} unless the call asks for "error"', async () => {
     const empty = assertSuccess(s, 'checkpoint_resume', await s.call('checkpoint_resume', { agent_id: 'A' }));

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, afterEach, describe, test } from 'node:test';
-import { cleanupAll, tempDir, trackCloser } from './helpers/cleanup.js';
+import { cleanupAll, tempDir, trackCloser } from '@memoryd/test-support';
 import { assertFailure, inProcess, overStdio, type Session } from './helpers/mcp.js';
 import { type FakeDaemon, oldNotFoundMessage, startOldDaemon } from './helpers/fake-daemon.js';
 

@@ -4,6 +4,8 @@
 // it in package.json and tsconfig references. The compiler's project
 // references order the build; this test closes the gap they leave (a
 // hoisted workspace package resolves whether referenced or not).
+// Test-only packages (private, never published) hold helpers the suites
+// share: test code may use them, src never.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
@@ -21,6 +23,14 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   client: ['protocol'],
   mcp: ['protocol', 'client'],
   cli: ['protocol', 'client'],
+};
+
+/**
+ * Private packages only test code may use (not in DESIGN.md's table: they
+ * ship nothing), with what their own src may import.
+ */
+const TEST_ONLY: Record<string, readonly string[]> = {
+  'test-support': ['protocol'],
 };
 
 function sourceFiles(dir: string): string[] {
@@ -43,6 +53,13 @@ function specifiers(source: string): string[] {
   return found;
 }
 
+/** References of a tsconfig.json to sibling dirs `prefix<name>` (it may hold comments; references are plain `"path": "…"`). */
+function references(file: string, prefix: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const escaped = prefix.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return [...text.matchAll(new RegExp(`"path"\\s*:\\s*"${escaped}([^"/]+)"`, 'g'))].map((m) => m[1]!);
+}
+
 /** Our packages a specifier names (`@memoryd/client/x` → `client`). */
 function ourPackage(spec: string): string | undefined {
   return /^@memoryd\/([^/]+)/.exec(spec)?.[1];
@@ -52,7 +69,7 @@ const present = readdirSync(PACKAGES).filter((name) => statSync(join(PACKAGES, n
 
 describe('package layering', () => {
   it('every package is one DESIGN.md lists', () => {
-    for (const name of present) assert.ok(name in MAY_IMPORT, `packages/${name} is not in DESIGN.md's table`);
+    for (const name of present) assert.ok(name in MAY_IMPORT || name in TEST_ONLY, `packages/${name} is not in DESIGN.md's table`);
     assert.ok(present.includes('protocol') && present.includes('daemon'));
   });
 
@@ -80,7 +97,7 @@ describe('package layering', () => {
 
   for (const name of present) {
     it(`${name}: sources, package.json and tsconfig import only what DESIGN.md allows`, () => {
-      const allowed = MAY_IMPORT[name] ?? [];
+      const allowed = MAY_IMPORT[name] ?? TEST_ONLY[name] ?? [];
       const root = join(PACKAGES, name);
       const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
         dependencies?: Record<string, string>;
@@ -88,9 +105,7 @@ describe('package layering', () => {
       const declared = Object.keys(manifest.dependencies ?? {}).map(ourPackage).filter((p) => p !== undefined);
       for (const dep of declared) assert.ok(allowed.includes(dep), `package.json depends on @memoryd/${dep}`);
 
-      // tsconfig.json may hold comments; references are plain `"path": "../x"`.
-      const tsconfig = readFileSync(join(root, 'tsconfig.json'), 'utf8');
-      const refs = [...tsconfig.matchAll(/"path"\s*:\s*"\.\.\/([^"/]+)"/g)].map((m) => m[1]!);
+      const refs = references(join(root, 'tsconfig.json'), '../');
       for (const ref of refs) assert.ok(allowed.includes(ref), `tsconfig references ../${ref}`);
 
       for (const file of sourceFiles(join(root, 'src'))) {
@@ -101,6 +116,43 @@ describe('package layering', () => {
           assert.ok(declared.includes(pkg), `${file} imports ${spec}, missing from package.json`);
           assert.ok(refs.includes(pkg), `${file} imports ${spec}, missing from tsconfig references`);
         }
+      }
+    });
+  }
+
+  it('the tsconfig reference scanner finds references (so the checks can fail)', () => {
+    const refs = references(join(PACKAGES, 'mcp', 'test', 'tsconfig.json'), '../../');
+    assert.ok(refs.includes('protocol') && refs.includes('test-support'), refs.join(', '));
+  });
+
+  for (const testOnly of Object.keys(TEST_ONLY)) {
+    it(`${testOnly}: private, and used by test code only, declared where it is used`, () => {
+      assert.ok(present.includes(testOnly), `packages/${testOnly} is missing`);
+      const own = JSON.parse(readFileSync(join(PACKAGES, testOnly, 'package.json'), 'utf8')) as { private?: boolean };
+      assert.equal(own.private, true, `${testOnly} must stay private`);
+      for (const name of present) {
+        assert.ok(!(MAY_IMPORT[name] ?? TEST_ONLY[name] ?? []).includes(testOnly), `${name} may not import ${testOnly}`);
+        const root = join(PACKAGES, name);
+        const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+          dependencies?: Record<string, string>;
+          devDependencies?: Record<string, string>;
+        };
+        assert.equal(manifest.dependencies?.[`@memoryd/${testOnly}`], undefined, `${name}'s dependencies name ${testOnly}`);
+        assert.ok(!references(join(root, 'tsconfig.json'), '../').includes(testOnly), `${name}/tsconfig.json references ${testOnly}`);
+        for (const file of sourceFiles(join(root, 'src'))) {
+          for (const spec of specifiers(readFileSync(file, 'utf8'))) assert.notEqual(ourPackage(spec), testOnly, `${file} imports ${spec}`);
+        }
+        let testFiles: string[] = [];
+        try {
+          testFiles = sourceFiles(join(root, 'test'));
+        } catch {
+          continue; // A package without tests.
+        }
+        const used = testFiles.some((file) => specifiers(readFileSync(file, 'utf8')).some((spec) => ourPackage(spec) === testOnly));
+        if (!used) continue;
+        assert.ok(manifest.devDependencies?.[`@memoryd/${testOnly}`] !== undefined, `${name}'s tests use ${testOnly}, missing from devDependencies`);
+        const testRefs = references(join(root, 'test', 'tsconfig.json'), '../../');
+        assert.ok(testRefs.includes(testOnly), `${name}'s tests use ${testOnly}, missing from test/tsconfig.json references`);
       }
     });
   }

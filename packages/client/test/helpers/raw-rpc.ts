@@ -1,5 +1,5 @@
 import { createConnection } from 'node:net';
-import { withTimeout } from './daemon.js';
+import { withTimeout } from '@memoryd/test-support';
 
 /** A JSON-RPC response as the daemon wrote it. */
 export interface RawResponse {

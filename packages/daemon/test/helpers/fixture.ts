@@ -1,6 +1,5 @@
 import { after, before } from 'node:test';
-import { cleanupAll } from './cleanup.js';
-import { type DaemonHandle, type SpawnOptions, startDaemon } from './daemon.js';
+import { cleanupAll, type DaemonHandle, type SpawnOptions, startDaemon } from '@memoryd/test-support';
 import { connect, type RpcClient } from './rpc.js';
 
 /** One daemon and one connection shared by the tests of a file. */

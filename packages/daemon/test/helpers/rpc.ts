@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createConnection, type Socket } from 'node:net';
 import type { MethodDescriptor, ParamsOf, ResultOf } from '@memoryd/protocol';
-import { withTimeout } from './daemon.js';
+import { withTimeout } from '@memoryd/test-support';
 
 /** A JSON-RPC error object as the daemon sends it. */
 export interface RpcError {

@@ -3,7 +3,7 @@ import { after } from 'node:test';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { DaemonError, type DaemonErrorCode, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
-import { cleanupAll, tempDir } from './cleanup.js';
+import { cleanupAll, tempDir } from '@memoryd/test-support';
 
 // Store tests run the real store on a real LevelDB in a temp dir, through
 // the package's public openStore: no mocks.

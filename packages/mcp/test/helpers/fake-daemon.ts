@@ -1,5 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { withTimeout } from './wait.js';
+import { withTimeout } from '@memoryd/test-support';
 
 /** A request the fixture received. */
 export interface Received {

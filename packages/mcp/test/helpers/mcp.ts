@@ -7,9 +7,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import AjvDraft07 from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { trackCloser, trackPid, untrackPid } from './cleanup.js';
-import { cleanEnv, SHIM_BIN } from './daemon.js';
-import { withTimeout } from './wait.js';
+import { cleanEnv, trackCloser, trackPid, untrackPid, withTimeout } from '@memoryd/test-support';
+import { SHIM_BIN } from './daemon.js';
 
 /** Bound of each MCP request a test makes. */
 export const CALL_TIMEOUT_MS = 20_000;

@@ -1,5 +1,5 @@
 import { createConnection } from 'node:net';
-import { withTimeout } from './wait.js';
+import { withTimeout } from '@memoryd/test-support';
 
 /**
  * One JSON-RPC request over a fresh NDJSON connection to `socket`;

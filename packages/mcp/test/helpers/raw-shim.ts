@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
-import { trackPid, untrackPid } from './cleanup.js';
-import { cleanEnv, SHIM_BIN } from './daemon.js';
-import { withTimeout } from './wait.js';
+import { cleanEnv, trackPid, untrackPid, withTimeout } from '@memoryd/test-support';
+import { SHIM_BIN } from './daemon.js';
 
 /** A shim process driven byte by byte, for the process contract. */
 export interface RawShim {

@@ -1,15 +1,42 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir, trackPid, untrackPid } from './cleanup.js';
+import { canConnect, POLL_MS, sleep, withTimeout } from './wait.js';
 
 /**
- * The committed bin, found from this compiled file
- * (dist-test/helpers/daemon.js → bin/memoryd.js), so the suite runs from
- * any checkout.
+ * The daemon's committed bin, found from this compiled file
+ * (packages/test-support/dist/daemon.js → packages/daemon/bin/memoryd.js),
+ * so the suites run from any checkout. Tests run the real daemon as a
+ * process; nothing here imports it.
  */
-export const DAEMON_BIN = fileURLToPath(new URL('../../bin/memoryd.js', import.meta.url));
+export const DAEMON_BIN = fileURLToPath(new URL('../../daemon/bin/memoryd.js', import.meta.url));
+
+/** How long a stop waits after SIGTERM, and a kill after SIGKILL, by default. */
+const EXIT_WAIT_MS = 5_000;
+
+/**
+ * process.env without a developer's memoryd config or a socket-activation
+ * environment, plus `overrides` (`undefined` removes a variable).
+ */
+export function cleanEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v === undefined || k.startsWith('MEMORYD_') || k.startsWith('LISTEN_') || k === 'NOTIFY_SOCKET') continue;
+    env[k] = v;
+  }
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+/** Where a test's daemon lives: a socket and a data dir in a fresh temp dir. */
+export function daemonPaths(): { socket: string; dataDir: string } {
+  const dir = tempDir();
+  return { socket: join(dir, 'd.sock'), dataDir: join(dir, 'data') };
+}
 
 /** How a daemon process ended. */
 export interface Exit {
@@ -21,7 +48,7 @@ export interface Exit {
 export interface SpawnOptions {
   /** Extra flags after the defaults. */
   args?: string[];
-  /** Environment overrides; `undefined` removes a variable. */
+  /** Environment overrides of {@link cleanEnv}; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
   /** Socket path; default `<tmp>/d.sock`. */
   socket?: string;
@@ -31,8 +58,8 @@ export interface SpawnOptions {
   dataDir?: string;
   /** Pass `--data-dir`. */
   dataDirFlag?: boolean;
-  /** Pass `--log-level debug` (default true). */
-  debug?: boolean;
+  /** `--log-level` to pass; default `debug`, so a failure's stderr tells all; `null` passes none. */
+  logLevel?: 'error' | 'warn' | 'info' | 'debug' | null;
   /** A command that execs the rest (e.g. a socket-activation launcher); keeps the pid. */
   launcher?: string[];
   /**
@@ -61,67 +88,32 @@ export interface DaemonHandle {
   exited: Promise<Exit>;
   /** The exit, if it happened. */
   exit(): Exit | undefined;
-  /** SIGTERM, wait up to `timeoutMs` (5 s), then SIGKILL; resolves with the exit. */
+  /** SIGTERM, wait up to `timeoutMs` (5 s), then SIGKILL and fail; resolves with the exit. */
   stop(timeoutMs?: number): Promise<Exit>;
-  /** SIGKILL and wait for the exit. */
+  /** SIGKILL and wait (bounded) for the exit. */
   kill(): Promise<Exit>;
   /** Sends a signal without waiting. */
   signal(sig: NodeJS.Signals): void;
 }
 
-/** Rejects after `ms` with a message naming what was awaited. */
-export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const t = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([p, t]).finally(() => clearTimeout(timer));
-}
-
-/** One connect attempt: true if the socket accepted. */
-export function canConnect(socket: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createConnection(socket);
-    s.once('connect', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once('error', () => resolve(false));
-  });
-}
-
-function buildEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    // The suite must not inherit a developer's daemon config or a
-    // socket-activation environment.
-    if (k.startsWith('MEMORYD_') || k.startsWith('LISTEN_') || k === 'NOTIFY_SOCKET') continue;
-    env[k] = v;
-  }
-  for (const [k, v] of Object.entries(overrides)) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  return env;
-}
-
 /**
- * Starts `node bin/memoryd.js --socket S --data-dir D --log-level debug ...`
- * and waits (bounded) until its socket accepts a connection or it exits.
+ * Starts `node memoryd.js --socket S --data-dir D --log-level debug ...`,
+ * tracked by pid for cleanup, and waits (bounded) until its socket accepts
+ * a connection or it exits.
  */
 export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle> {
-  const needTmp = opts.socket === undefined || opts.dataDir === undefined;
-  const tmp = needTmp ? tempDir() : '';
-  const socket = opts.socket ?? join(tmp, 'd.sock');
-  const dataDir = opts.dataDir ?? join(tmp, 'data');
+  const tmp = opts.socket === undefined || opts.dataDir === undefined ? daemonPaths() : undefined;
+  const socket = opts.socket ?? tmp!.socket;
+  const dataDir = opts.dataDir ?? tmp!.dataDir;
   const args = [DAEMON_BIN];
   if (opts.socketFlag !== false) args.push('--socket', socket);
   if (opts.dataDirFlag !== false) args.push('--data-dir', dataDir);
-  if (opts.debug !== false) args.push('--log-level', 'debug');
+  const logLevel = opts.logLevel === undefined ? 'debug' : opts.logLevel;
+  if (logLevel !== null) args.push('--log-level', logLevel);
   args.push(...(opts.args ?? []));
   const [file, ...pre] = opts.launcher ? [...opts.launcher, process.execPath] : [process.execPath];
   const child: ChildProcess = spawn(file!, [...pre, ...args], {
-    env: buildEnv(opts.env ?? {}),
+    env: cleanEnv(opts.env ?? {}),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) {
@@ -142,6 +134,11 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
       resolve(exitInfo);
     });
   });
+  /** SIGKILL and wait, bounded, for the exit. */
+  const killNow = (): Promise<Exit> => {
+    if (exitInfo === undefined) child.kill('SIGKILL');
+    return withTimeout(exited, EXIT_WAIT_MS, `daemon ${pid} to exit after SIGKILL`);
+  };
 
   const handle: DaemonHandle = {
     pid,
@@ -159,33 +156,33 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
     signal: (sig) => {
       if (exitInfo === undefined) child.kill(sig);
     },
-    stop: async (timeoutMs = 5000) => {
+    stop: async (timeoutMs = EXIT_WAIT_MS) => {
       if (exitInfo !== undefined) return exitInfo;
       child.kill('SIGTERM');
       try {
         return await withTimeout(exited, timeoutMs, `daemon ${pid} to exit after SIGTERM`);
       } catch (e) {
-        child.kill('SIGKILL');
-        await exited;
+        await killNow().catch(() => undefined);
         throw e;
       }
     },
-    kill: async () => {
-      if (exitInfo === undefined) child.kill('SIGKILL');
-      return exited;
-    },
+    kill: killNow,
   };
 
   const wait = opts.wait ?? 'listening';
   const timeoutMs = opts.timeoutMs ?? 10_000;
   if (wait === 'exit') {
     await withTimeout(exited, timeoutMs, `daemon ${pid} to exit`).catch(async (e: unknown) => {
-      child.kill('SIGKILL');
-      await exited;
+      await killNow().catch(() => undefined);
       throw new Error(`${(e as Error).message}; stderr:\n${err}`);
     });
   } else if (wait === 'listening') {
-    handle.listening = await waitListening(socket, exited, timeoutMs, () => err);
+    try {
+      handle.listening = await waitListening(socket, exited, timeoutMs);
+    } catch (e) {
+      await killNow().catch(() => undefined);
+      throw new Error(`${(e as Error).message}; stderr:\n${err}`);
+    }
   }
   return handle;
 }
@@ -204,23 +201,14 @@ export async function startDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
  * Polling is the only signal a black box gives for "ready"; each probe is
  * short and the whole wait is bounded.
  */
-async function waitListening(socket: string, exited: Promise<Exit>, timeoutMs: number, stderr: () => string): Promise<boolean> {
+async function waitListening(socket: string, exited: Promise<Exit>, timeoutMs: number): Promise<boolean> {
   let gone = false;
   void exited.then(() => (gone = true));
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (gone) return false;
     if (await canConnect(socket)) return true;
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(POLL_MS);
   }
-  throw new Error(`daemon did not listen on ${socket} within ${timeoutMs} ms; stderr:\n${stderr()}`);
-}
-
-/** Polls `check` until it returns true, bounded; for state only a query can reveal. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  throw new Error(`daemon did not listen on ${socket} within ${timeoutMs} ms`);
 }

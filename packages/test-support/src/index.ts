@@ -1,0 +1,15 @@
+// Test helpers shared by the suites of daemon, client and mcp. Test code
+// only: no package's src may import this (protocol's layering test checks).
+export { cleanupAll, tempDir, trackCloser, trackPid, untrackPid } from './cleanup.js';
+export {
+  cleanEnv,
+  DAEMON_BIN,
+  type DaemonHandle,
+  daemonPaths,
+  type Exit,
+  spawnDaemon,
+  type SpawnOptions,
+  startDaemon,
+} from './daemon.js';
+export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, terminate } from './processes.js';
+export { canConnect, waitFor, withTimeout } from './wait.js';
