@@ -59,8 +59,11 @@ describe('memory.search', () => {
       r.facts.map((f) => f.id).sort(),
       [ids['catDog'], ids['dog'], ids['zebra'], ids['catZebra']].sort(),
     );
-    const cat = await search('cat', 100);
-    assert.ok(!cat.facts.some((f) => f.id === ids['category']), '"cat" does not match "category"');
+    // Trailing space: a finished word, so no prefix matching of the last word.
+    const cat = await search('cat ', 100);
+    assert.ok(!cat.facts.some((f) => f.id === ids['category']), '"cat " does not match "category"');
+    // Still typing: the last word also matches words it begins.
+    assert.ok((await search('cat', 100)).facts.some((f) => f.id === ids['category']), '"cat" begins "category"');
   });
 
   it('ranks a fact matching more query words first', async () => {
@@ -84,11 +87,12 @@ describe('memory.search', () => {
   });
 
   it('caps results at limit, default 10', async () => {
-    // 12 facts hold the whole word "cat".
-    assert.equal((await search('cat', 100)).facts.length, 12);
-    assert.equal((await search('cat')).facts.length, 10);
-    assert.equal((await search('cat', 3)).facts.length, 3);
-    assert.equal((await search('cat', 1)).facts.length, 1);
+    // 12 facts hold the whole word "cat" (the trailing space turns off
+    // prefix matching, which would add "category").
+    assert.equal((await search('cat ', 100)).facts.length, 12);
+    assert.equal((await search('cat ')).facts.length, 10);
+    assert.equal((await search('cat ', 3)).facts.length, 3);
+    assert.equal((await search('cat ', 1)).facts.length, 1);
   });
 
   it('answers a query matching nothing with an empty list', async () => {

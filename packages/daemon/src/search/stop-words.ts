@@ -18,9 +18,14 @@ const STOP_WORDS: ReadonlySet<string> = new Set([
   'very',
   'was', 'we', 'were', 'what', 'when', 'where', 'which', 'who', 'whom', 'why', 'will', 'with', 'would',
   'you', 'your',
+  // Contractions: one word to Intl.Segmenter, so listed whole (`what's`
+  // and other `<stop word>'s` are handled in analyze.ts).
+  "aren't", "can't", "couldn't", "didn't", "doesn't", "don't", "hadn't", "hasn't", "haven't",
+  "isn't", "shouldn't", "wasn't", "weren't", "won't", "wouldn't",
+  "i'd", "i'll", "i'm", "i've", "we're", "we've", "you're", "you've", "they're", "they've",
 ]);
 
-/** Whether a (lower-cased) word is an English stop word. */
+/** Whether a folded word (see analyze.ts `foldText`) is an English stop word. */
 export function isStopWord(word: string): boolean {
   return STOP_WORDS.has(word);
 }
