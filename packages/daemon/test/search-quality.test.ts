@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+
+// A floor on search quality, measured on the repo's relevance set
+// (scripts/bench/relevance/set.json) by the same code as `npm run
+// bench:quality`, so a change to analysis or ranking that loses relevant
+// facts fails here instead of silently. The floors sit a few points below
+// what the search measured when they were set; raise them when it improves.
+
+/** recall@5 averaged over the set's queries must not fall below this. */
+const RECALL_AT_5_FLOOR = 0.95;
+/** MRR (first relevant fact within the top 10) must not fall below this. */
+const MRR_FLOOR = 0.94;
+
+/** One query's outcome, as evaluate.mjs reports it. */
+interface QueryDetail {
+  id: string;
+  kind: string;
+  query: string;
+  expected: string[];
+  got: string[];
+  recallAt5: number;
+  reciprocalRank: number;
+}
+
+/** What scripts/bench/relevance/evaluate.mjs's `evaluate` returns (the part used here). */
+interface QualityResult {
+  facts: number;
+  agents: number;
+  queries: number;
+  recallAt5: number;
+  mrr: number;
+  byKind: Record<string, { queries: number; recallAt5: number; mrr: number }>;
+  details: QueryDetail[];
+}
+
+interface EvaluateModule {
+  evaluate(options?: { setPath?: string; dir?: string }): Promise<QualityResult>;
+}
+
+// Compiled to packages/daemon/dist-test/, three levels below the repo root.
+const EVALUATE_URL = new URL('../../../scripts/bench/relevance/evaluate.mjs', import.meta.url);
+
+const dir = mkdtempSync(join(tmpdir(), 'mds-quality-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+test('search quality on the relevance set stays above its floor', { timeout: 60_000 }, async () => {
+  const { evaluate } = (await import(EVALUATE_URL.href)) as EvaluateModule;
+  const r = await evaluate({ dir });
+  // The set itself must stay the size issue 4 asks for, or the floor means little.
+  assert.ok(r.facts >= 120, `${r.facts} facts`);
+  assert.ok(r.queries >= 40, `${r.queries} queries`);
+  assert.equal(r.details.length, r.queries);
+  const missed = r.details
+    .filter((q) => q.recallAt5 < 1)
+    .map((q) => `${q.id} ${JSON.stringify(q.query)} expected ${q.expected.join(',')} got ${q.got.slice(0, 3).join(',')}`);
+  assert.ok(r.recallAt5 >= RECALL_AT_5_FLOOR, `recall@5 ${r.recallAt5.toFixed(3)} < ${RECALL_AT_5_FLOOR}; missed:\n${missed.join('\n')}`);
+  assert.ok(r.mrr >= MRR_FLOOR, `MRR ${r.mrr.toFixed(3)} < ${MRR_FLOOR}; missed:\n${missed.join('\n')}`);
+});

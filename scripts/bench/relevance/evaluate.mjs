@@ -1,0 +1,114 @@
+// Scores memoryd's search on the relevance set (set.json next to this
+// file): every fact goes into a fresh store, every query runs through
+// store.searchFacts, and each answer is judged against the facts a reader
+// marked relevant. Used by `npm run bench:quality` (scripts/bench/quality.mjs)
+// and by the floor test (packages/daemon/test/search-quality.test.ts), so
+// both measure exactly the same thing.
+
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openStore, silentLogger } from '@memoryd/daemon';
+
+/** The relevance set shipped with the repo. */
+export const DEFAULT_SET_PATH = fileURLToPath(new URL('./set.json', import.meta.url));
+
+/** Cut-off of recall: an agent reads the first few results, not the tenth. */
+export const RECALL_AT = 5;
+/** How deep a query's results are fetched; MRR counts a first hit up to here. */
+export const SEARCH_LIMIT = 10;
+
+/**
+ * Loads and checks a relevance set, so a typo in set.json (an unknown
+ * fact key, a judged fact of another agent) fails loudly instead of
+ * silently lowering the score.
+ * @param {string} setPath
+ */
+export async function loadSet(setPath = DEFAULT_SET_PATH) {
+  const set = JSON.parse(await readFile(setPath, 'utf8'));
+  if (!Array.isArray(set.facts) || !Array.isArray(set.queries)) throw new Error(`${setPath}: needs facts and queries arrays`);
+  const facts = new Map();
+  for (const f of set.facts) {
+    if (typeof f.key !== 'string' || typeof f.agentId !== 'string' || typeof f.content !== 'string') {
+      throw new Error(`${setPath}: fact ${JSON.stringify(f)} needs key, agentId and content`);
+    }
+    if (facts.has(f.key)) throw new Error(`${setPath}: duplicate fact key ${f.key}`);
+    facts.set(f.key, f);
+  }
+  const queryIds = new Set();
+  for (const q of set.queries) {
+    if (queryIds.has(q.id)) throw new Error(`${setPath}: duplicate query id ${q.id}`);
+    queryIds.add(q.id);
+    if (typeof q.query !== 'string' || typeof q.kind !== 'string' || !Array.isArray(q.relevant) || q.relevant.length === 0) {
+      throw new Error(`${setPath}: query ${q.id} needs query, kind and a non-empty relevant list`);
+    }
+    for (const key of q.relevant) {
+      if (facts.get(key)?.agentId !== q.agentId) throw new Error(`${setPath}: query ${q.id} judges ${key}, not a fact of ${q.agentId}`);
+    }
+  }
+  return set;
+}
+
+/**
+ * Scores one ranked answer.
+ * @param {string[]} got fact keys, best first
+ * @param {string[]} relevant judged fact keys
+ */
+export function scoreRanking(got, relevant) {
+  const top = got.slice(0, RECALL_AT);
+  const found = relevant.filter((key) => top.includes(key)).length;
+  const rank = got.slice(0, SEARCH_LIMIT).findIndex((key) => relevant.includes(key));
+  return { recallAt5: found / relevant.length, reciprocalRank: rank === -1 ? 0 : 1 / (rank + 1) };
+}
+
+/** @param {Array<{recallAt5: number, reciprocalRank: number}>} rows */
+function summarize(rows) {
+  const n = rows.length;
+  return {
+    queries: n,
+    recallAt5: n === 0 ? 0 : rows.reduce((s, r) => s + r.recallAt5, 0) / n,
+    mrr: n === 0 ? 0 : rows.reduce((s, r) => s + r.reciprocalRank, 0) / n,
+  };
+}
+
+/**
+ * Runs the relevance set against a fresh store and returns recall@5 and
+ * MRR overall and per query kind, and every query's details.
+ * @param {{setPath?: string, dir?: string}} [options] `dir`: an empty
+ *   parent dir for the store (the caller removes it); by default a temp
+ *   dir is made and removed here.
+ */
+export async function evaluate(options = {}) {
+  const set = await loadSet(options.setPath ?? DEFAULT_SET_PATH);
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? (await mkdtemp(path.join(os.tmpdir(), 'memoryd-quality-')));
+  // sync false: durability is not what is measured, and it keeps the run short.
+  const store = await openStore({ dataDir: path.join(dir, 'data'), sync: false, logger: silentLogger });
+  try {
+    const keyById = new Map();
+    for (const f of set.facts) {
+      const added = await store.addFact({ agentId: f.agentId, content: f.content, ...(f.tags ? { tags: f.tags } : {}) });
+      if (added.duplicate) throw new Error(`fact ${f.key} was stored as a duplicate of an earlier fact`);
+      keyById.set(added.factId, f.key);
+    }
+    const queries = [];
+    for (const q of set.queries) {
+      const { facts } = await store.searchFacts({ agentId: q.agentId, query: q.query, limit: SEARCH_LIMIT });
+      const got = facts.map((f) => keyById.get(f.id) ?? `?${f.id}`);
+      queries.push({ id: q.id, kind: q.kind, agentId: q.agentId, query: q.query, expected: q.relevant, got, ...scoreRanking(got, q.relevant) });
+    }
+    const kinds = [...new Set(queries.map((q) => q.kind))];
+    const byKind = Object.fromEntries(kinds.map((k) => [k, summarize(queries.filter((q) => q.kind === k))]));
+    return {
+      facts: set.facts.length,
+      agents: new Set(set.facts.map((f) => f.agentId)).size,
+      ...summarize(queries),
+      byKind,
+      details: queries,
+    };
+  } finally {
+    await store.close();
+    if (ownDir) await rm(dir, { recursive: true, force: true });
+  }
+}
