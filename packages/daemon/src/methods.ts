@@ -20,7 +20,7 @@ import {
   type ResultOf,
   validateParams,
 } from '@memoryd/protocol';
-import { DaemonError, DaemonErrorCodes } from './errors.js';
+import { invalidParams } from './errors.js';
 import type { RpcMethod } from './server/rpc-dispatcher.js';
 import type { MemoryStore } from './store/memory-store.js';
 import { DAEMON_VERSION } from './version.js';
@@ -47,10 +47,7 @@ function method<M extends MethodDescriptor>(descriptor: M, handler: Handler<M>):
     name: descriptor.method,
     async handle(params: unknown) {
       const checked = validateParams(descriptor, params);
-      if (!checked.ok) {
-        const { field, reason } = checked.error;
-        throw new DaemonError(DaemonErrorCodes.InvalidParams, `invalid params: ${field}: ${reason}`, { data: checked.error });
-      }
+      if (!checked.ok) throw invalidParams(checked.error.field, checked.error.reason);
       return handler(checked.value);
     },
   };

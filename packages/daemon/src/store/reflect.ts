@@ -55,11 +55,16 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     const dedup = new DedupEdits(ctx);
     const what = `${p.action} fact ${p.factId} of agent ${p.agentId}`;
 
-    if (p.action === 'delete' || content === undefined) {
-      await retire(ctx, batch, dedup, p.agentId, old, { ...old, deletedAt: new Date().toISOString() });
+    /** Retires `old` with nothing new taking its place: one current fact fewer. */
+    const retireAlone = async (retired: StoredFact): Promise<void> => {
+      await retire(ctx, batch, dedup, p.agentId, old, retired);
       dedup.flush(batch);
       batch.count(p.agentId, -1, 0);
       await commit(ctx, batch, what);
+    };
+
+    if (p.action === 'delete' || content === undefined) {
+      await retireAlone({ ...old, deletedAt: new Date().toISOString() });
       return { action: 'delete', factId: old.id };
     }
 
@@ -68,14 +73,7 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     if (holder !== undefined) {
       await readClaimant(ctx, p.agentId, holder);
       // The new text is already another current fact: point the old one at it.
-      await retire(ctx, batch, dedup, p.agentId, old, {
-        ...old,
-        supersededBy: holder,
-        updatedAt: new Date().toISOString(),
-      });
-      dedup.flush(batch);
-      batch.count(p.agentId, -1, 0);
-      await commit(ctx, batch, what);
+      await retireAlone({ ...old, supersededBy: holder, updatedAt: new Date().toISOString() });
       return { action: 'update', factId: old.id, supersededBy: holder };
     }
 
