@@ -21,6 +21,13 @@ export interface AnalysedTerm {
   part: boolean;
 }
 
+/**
+ * Names the rules below. Change it with any change to what terms a text
+ * yields: the index is then rebuilt at the next start (store/index-build.ts),
+ * because postings are found again by analysing a fact's text anew.
+ */
+export const ANALYSIS_VERSION = '1';
+
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
 /** One piece of a folded text, as `Intl.Segmenter` (granularity word) cuts it. */

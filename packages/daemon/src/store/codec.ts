@@ -25,8 +25,10 @@ export type StoredCheckpoint = Static<typeof StoredCheckpoint>;
 export const AgentStats = Type.Object({
   facts: Type.Integer({ minimum: 0 }),
   checkpoints: Type.Integer({ minimum: 0 }),
+  /** Summed search length of the current facts (search/doc-terms.ts): BM25's average length. */
+  length: Type.Integer({ minimum: 0 }),
 });
-/** An agent's counters: current facts and checkpoints. */
+/** An agent's counters: current facts, checkpoints, and the facts' summed length. */
 export type AgentStats = Static<typeof AgentStats>;
 
 /** The current facts holding one normalised text (normally exactly one). */
@@ -89,7 +91,7 @@ export function encodeCheckpoint(checkpoint: StoredCheckpoint): string {
 
 /** Encodes an agent's counters. */
 export function encodeStats(stats: AgentStats): string {
-  return JSON.stringify({ facts: stats.facts, checkpoints: stats.checkpoints });
+  return JSON.stringify({ facts: stats.facts, checkpoints: stats.checkpoints, length: stats.length });
 }
 
 /** Encodes a dedup entry (a non-empty list of fact ids). */

@@ -26,6 +26,9 @@ export interface Sublevels {
   dedup: Sublevel;
   ckpt: Sublevel;
   stats: Sublevel;
+  post: Sublevel;
+  term: Sublevel;
+  surf: Sublevel;
 }
 
 /** Creates the sublevel handles of the layout. */
@@ -37,6 +40,9 @@ export function openSublevels(db: Db): Sublevels {
     dedup: openSublevel(db, SublevelNames.dedup),
     ckpt: openSublevel(db, SublevelNames.ckpt),
     stats: openSublevel(db, SublevelNames.stats),
+    post: openSublevel(db, SublevelNames.post),
+    term: openSublevel(db, SublevelNames.term),
+    surf: openSublevel(db, SublevelNames.surf),
   };
 }
 

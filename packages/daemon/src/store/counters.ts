@@ -44,7 +44,7 @@ export class AgentCounters {
   get(agentId: string): AgentStats {
     const stats = this.#agents.get(agentId);
     if (stats instanceof DaemonError) throw stats;
-    return stats === undefined ? { facts: 0, checkpoints: 0 } : { ...stats };
+    return stats === undefined ? { facts: 0, checkpoints: 0, length: 0 } : { ...stats };
   }
 
   /** Records an agent's counters after a committed batch set them. */

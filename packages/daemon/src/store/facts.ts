@@ -3,15 +3,14 @@ import {
   Limits,
   type MemoryAdd,
   type MemoryList,
-  type MemorySearch,
   type ParamsOf,
   type ResultOf,
 } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes } from '../errors.js';
-import { rankDocuments } from '../search/bm25.js';
 import { type StoredFact, decodeFact, encodeFact } from './codec.js';
 import { type StoreContext, guard } from './context.js';
 import { DedupEdits } from './dedup.js';
+import { IndexEdits } from './index-edits.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
 import { contentHash } from './normalize.js';
 import { WriteBatch, commit } from './stats.js';
@@ -66,7 +65,9 @@ export async function addFact(ctx: StoreContext, p: ParamsOf<typeof MemoryAdd>):
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(fact));
     await dedup.add(p.agentId, hash, id);
     dedup.flush(batch);
-    batch.count(p.agentId, 1, 0);
+    const index = new IndexEdits(ctx.subs, batch);
+    index.add(p.agentId, fact);
+    index.flush();
     await commit(ctx, batch, `add fact for agent ${p.agentId}`);
     return { factId: id, createdAt };
   });
@@ -89,25 +90,4 @@ export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList
   const facts = entries.slice(0, limit).map(([key, text]) => toFact(decodeCurrentEntry(key, text)));
   const last = facts[facts.length - 1];
   return entries.length > limit && last !== undefined ? { facts, next: last.id } : { facts };
-}
-
-/** Every current fact of an agent, oldest first. */
-export async function currentFacts(ctx: StoreContext, agentId: string): Promise<StoredFact[]> {
-  const entries = await guard(`read facts of agent ${agentId}`, () =>
-    ctx.subs.fact.iterator(agentRange(agentId)).all(),
-  );
-  return entries.map(([key, text]) => decodeCurrentEntry(key, text));
-}
-
-/**
- * `memory.search`: BM25 over the agent's current facts. Only current facts
- * are in the `fact` sublevel, so superseded and deleted versions can never
- * come back. Scans the agent's facts on each call: correct, not yet fast.
- */
-export async function searchFacts(
-  ctx: StoreContext,
-  p: ParamsOf<typeof MemorySearch>,
-): Promise<ResultOf<typeof MemorySearch>> {
-  const ranked = rankDocuments(await currentFacts(ctx, p.agentId), p.query, p.limit ?? Limits.limitDefault);
-  return { facts: ranked.map(({ doc, score }) => ({ ...toFact(doc), score })) };
 }

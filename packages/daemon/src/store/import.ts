@@ -9,6 +9,7 @@ import {
 import { type StoredCheckpoint, type StoredFact, encodeCheckpoint, encodeFact } from './codec.js';
 import { type StoreContext, guard } from './context.js';
 import { DedupEdits } from './dedup.js';
+import { IndexEdits } from './index-edits.js';
 import { recordKey } from './keys.js';
 import { contentHash } from './normalize.js';
 import { WriteBatch, commit } from './stats.js';
@@ -72,6 +73,7 @@ export async function importRecords(
       const seen = new Set<string>();
       const batch = new WriteBatch();
       const dedup = new DedupEdits(ctx);
+      const index = new IndexEdits(ctx.subs, batch);
       let imported = 0;
       let skipped = 0;
       for (const [i, r] of valid.entries()) {
@@ -95,9 +97,10 @@ export async function importRecords(
         }
         batch.put(ctx.subs.fact, key, encodeFact(fact));
         await dedup.add(r.agentId, contentHash(fact.content), fact.id);
-        batch.count(r.agentId, 1, 0);
+        index.add(r.agentId, fact);
       }
       dedup.flush(batch);
+      index.flush();
       await commit(ctx, batch, `import ${imported} records`);
       return { imported, skipped, rejected };
     },

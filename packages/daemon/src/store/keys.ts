@@ -1,5 +1,6 @@
 import { Limits } from '@memoryd/protocol';
 import { decodeError, invalidParams } from '../errors.js';
+import type { Posting } from '../search/top-k.js';
 
 /*
  * Key layout (LayoutVersion 1). Every record lives in one sublevel; a
@@ -12,7 +13,24 @@ import { decodeError, invalidParams } from '../errors.js';
  *   !dedup!<agentId>\x00<sha256>     ids of the current facts holding that normalised
  *                                    text: one, unless an import brought in more
  *   !ckpt!<agentId>\x00<checkpointId> a checkpoint, state included
- *   !stats!<agentId>                 {facts, checkpoints} of an agent with either > 0
+ *   !stats!<agentId>                 {facts, checkpoints, length} of an agent with
+ *                                    facts or checkpoints > 0 (length: the summed
+ *                                    search length of its current facts)
+ *   !post!<agentId>\x00<term>\x00<F><L><R>  ""   a posting: current fact R (its id with
+ *                                    each character complemented, so newer sorts
+ *                                    first) holds <term> with weighted frequency F
+ *                                    (stored as 46655 - F) and has length L; 3
+ *                                    base-36 digits each, so an agent's postings of
+ *                                    a term come best first (see search/top-k.ts)
+ *   !term!<agentId>\x00<term>        how many current facts hold the term (df)
+ *   !surf!<agentId>\x00<surface>     "<count> <term>": how many current facts hold
+ *                                    the unstemmed word, and its term (the
+ *                                    dictionary that prefix matching scans)
+ *   !meta!index                      the analysis version the index was built with
+ *
+ * The index sublevels (post, term, surf) and the length in stats change in
+ * the same batch as the facts they describe, and are rebuilt at open when
+ * `!meta!index` is not the running analysis version (search/analyze.ts).
  *
  * Why it cannot be escaped: an agentId is 1-128 characters of
  * [A-Za-z0-9._:@-] (asserted here again, whatever the caller checked), so
@@ -35,6 +53,9 @@ export const SublevelNames = {
   dedup: 'dedup',
   ckpt: 'ckpt',
   stats: 'stats',
+  post: 'post',
+  term: 'term',
+  surf: 'surf',
 } as const;
 
 /** Between agentId and the rest of a key; can never occur in an agentId. */
@@ -115,4 +136,72 @@ export function splitKey(key: string): { agentId: string; rest: string } {
     throw decodeError(`key ${JSON.stringify(key)}`, new Error('expected <agentId>\\x00<id>'));
   }
   return { agentId, rest: key.slice(at + 1) };
+}
+
+// Terms and surfaces are folded words and identifiers (search/analyze.ts):
+// never empty, never holding a character below U+0020, so \x00 ends them
+// and a term's keys never mix with a longer term's.
+const TERM = /^[^\x00-\x1f]+$/;
+
+function assertTerm(term: string): void {
+  if (!TERM.test(term)) throw new Error(`index term is empty or holds a control character: ${JSON.stringify(term)}`);
+}
+
+/** Largest value of a 3-digit base-36 posting field. */
+export const POSTING_FIELD_MAX = 36 ** 3 - 1;
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const COMPLEMENT = new Map([...CROCKFORD].map((c, i) => [c, CROCKFORD[31 - i]!]));
+
+/** A ULID with each character complemented: ascending order becomes newest first. */
+function complementId(id: string): string {
+  let out = '';
+  for (const c of id) out += COMPLEMENT.get(c)!;
+  return out;
+}
+
+function field(n: number): string {
+  if (!Number.isInteger(n) || n < 0 || n > POSTING_FIELD_MAX) throw new Error(`posting field out of range: ${n}`);
+  return n.toString(36).padStart(3, '0');
+}
+
+// Sorts after every character in UTF-8 byte order (what LevelDB compares).
+const LAST_CHAR = String.fromCodePoint(0x10ffff);
+
+/** Key of a dictionary entry (`term` or `surf`): `<agentId>\x00<word>`. */
+export function wordKey(agentId: string, word: string): string {
+  assertAgentId(agentId);
+  assertTerm(word);
+  return agentId + KEY_SEP + word;
+}
+
+/** Every dictionary key of an agent starting with `prefix`. */
+export function wordPrefixRange(agentId: string, prefix: string): { gte: string; lt: string } {
+  assertAgentId(agentId);
+  assertTerm(prefix);
+  return { gte: agentId + KEY_SEP + prefix, lt: agentId + KEY_SEP + prefix + LAST_CHAR };
+}
+
+/** Key of a posting; `frequency` and `length` are weighted counts (search/doc-terms.ts). */
+export function postingKey(agentId: string, term: string, frequency: number, length: number, factId: string): string {
+  assertUlid(factId);
+  return `${wordKey(agentId, term)}${KEY_SEP}${field(POSTING_FIELD_MAX - frequency)}${field(length)}${complementId(factId)}`;
+}
+
+/** Every posting of one term of one agent, best first. */
+export function postingRange(agentId: string, term: string): { gt: string; lt: string } {
+  const base = wordKey(agentId, term);
+  return { gt: base + KEY_SEP, lt: base + KEY_END };
+}
+
+const POSTING_TAIL = /^([0-9a-z]{3})([0-9a-z]{3})([0-9A-HJKMNP-TV-Z]{26})$/;
+
+/** Parses a posting key of `postingRange(…, term)`, whose prefix is `prefixLength` long. */
+export function parsePosting(key: string, prefixLength: number): Posting {
+  const m = POSTING_TAIL.exec(key.slice(prefixLength));
+  if (m === null) throw decodeError(`posting key ${JSON.stringify(key)}`, new Error('expected <F><L><id> after the term'));
+  return {
+    frequency: POSTING_FIELD_MAX - Number.parseInt(m[1]!, 36),
+    length: Number.parseInt(m[2]!, 36),
+    id: complementId(m[3]!),
+  };
 }

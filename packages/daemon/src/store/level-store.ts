@@ -16,10 +16,11 @@ import { storageError } from '../errors.js';
 import { listCheckpoints, resumeCheckpoint, saveCheckpoint } from './checkpoints.js';
 import { type StoreContext, guard } from './context.js';
 import { ExportCursors } from './export-cursors.js';
-import { addFact, listFacts, searchFacts } from './facts.js';
+import { addFact, listFacts } from './facts.js';
 import { importRecords } from './import.js';
 import type { MemoryStore, StoreCounts } from './memory-store.js';
 import { reflect } from './reflect.js';
+import { searchFacts } from './search.js';
 import { counts, listAgents } from './stats.js';
 
 /**

@@ -11,6 +11,7 @@ import { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore } from './memory-store.js';
 import { AgentCounters } from './counters.js';
 import { GroupCommit } from './group-commit.js';
+import { ensureIndex } from './index-build.js';
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -66,6 +67,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
   try {
     const subs = openSublevels(db);
     await checkLayout(db, subs, sync);
+    await ensureIndex(db, subs, sync, logger);
     const ctx: StoreContext = {
       db,
       subs,

@@ -3,6 +3,7 @@ import { type DaemonError, invalidParams, notFound } from '../errors.js';
 import { type StoredFact, encodeFact } from './codec.js';
 import type { StoreContext } from './context.js';
 import { DedupEdits } from './dedup.js';
+import { IndexEdits } from './index-edits.js';
 import { readClaimant, readCurrentFact, readPastFact } from './facts.js';
 import { recordKey } from './keys.js';
 import { contentHash } from './normalize.js';
@@ -19,13 +20,13 @@ async function notCurrent(ctx: StoreContext, agentId: string, id: string): Promi
 }
 
 /**
- * Moves the current fact `old` to history as `retired` in the batch: off
- * the current index and out of its dedup entry.
+ * Moves the current fact `old` to history as `retired` in the batch: out
+ * of the current facts, the search index and its dedup entry.
  */
 async function retire(
   ctx: StoreContext,
   batch: WriteBatch,
-  dedup: DedupEdits,
+  edits: { dedup: DedupEdits; index: IndexEdits },
   agentId: string,
   old: StoredFact,
   retired: StoredFact,
@@ -33,7 +34,8 @@ async function retire(
   const key = recordKey(agentId, old.id);
   batch.del(ctx.subs.fact, key);
   batch.put(ctx.subs.hist, key, encodeFact(retired));
-  await dedup.remove(agentId, contentHash(old.content), old.id);
+  edits.index.remove(agentId, old);
+  await edits.dedup.remove(agentId, contentHash(old.content), old.id);
 }
 
 /**
@@ -53,13 +55,15 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     if (old === undefined) throw await notCurrent(ctx, p.agentId, p.factId);
     const batch = new WriteBatch();
     const dedup = new DedupEdits(ctx);
+    const index = new IndexEdits(ctx.subs, batch);
+    const edits = { dedup, index };
     const what = `${p.action} fact ${p.factId} of agent ${p.agentId}`;
 
     /** Retires `old` with nothing new taking its place: one current fact fewer. */
     const retireAlone = async (retired: StoredFact): Promise<void> => {
-      await retire(ctx, batch, dedup, p.agentId, old, retired);
+      await retire(ctx, batch, edits, p.agentId, old, retired);
       dedup.flush(batch);
-      batch.count(p.agentId, -1, 0);
+      index.flush();
       await commit(ctx, batch, what);
     };
 
@@ -80,10 +84,12 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     const { id, createdAt } = ctx.newId();
     const next: StoredFact = { id, content, createdAt };
     if (old.tags !== undefined) next.tags = old.tags;
-    await retire(ctx, batch, dedup, p.agentId, old, { ...old, supersededBy: id, updatedAt: createdAt });
+    await retire(ctx, batch, edits, p.agentId, old, { ...old, supersededBy: id, updatedAt: createdAt });
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(next));
+    index.add(p.agentId, next);
     await dedup.add(p.agentId, hash, id);
     dedup.flush(batch);
+    index.flush();
     await commit(ctx, batch, what);
     return { action: 'update', factId: old.id, supersededBy: id };
   });

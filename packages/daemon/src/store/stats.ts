@@ -25,11 +25,15 @@ export class WriteBatch {
     this.ops.push({ type: 'del', key: sublevel.prefixKey(key, 'utf8') });
   }
 
-  /** Moves an agent's current-fact and checkpoint counters by the given amounts. */
-  count(agentId: string, facts: number, checkpoints: number): void {
-    const d = this.#deltas.get(agentId) ?? { facts: 0, checkpoints: 0 };
+  /**
+   * Moves an agent's counters by the given amounts: current facts,
+   * checkpoints, and the summed search length of its current facts.
+   */
+  count(agentId: string, facts: number, checkpoints: number, length = 0): void {
+    const d = this.#deltas.get(agentId) ?? { facts: 0, checkpoints: 0, length: 0 };
     d.facts += facts;
     d.checkpoints += checkpoints;
+    d.length += length;
     this.#deltas.set(agentId, d);
   }
 
@@ -47,10 +51,14 @@ export class WriteBatch {
 export async function commit(ctx: StoreContext, batch: WriteBatch, what: string): Promise<void> {
   const moved: Array<[string, AgentStats]> = [];
   for (const [agentId, d] of batch.deltas()) {
-    if (d.facts === 0 && d.checkpoints === 0) continue;
+    if (d.facts === 0 && d.checkpoints === 0 && d.length === 0) continue;
     const before = ctx.counters.get(agentId);
-    const after = { facts: before.facts + d.facts, checkpoints: before.checkpoints + d.checkpoints };
-    if (after.facts < 0 || after.checkpoints < 0) {
+    const after = {
+      facts: before.facts + d.facts,
+      checkpoints: before.checkpoints + d.checkpoints,
+      length: before.length + d.length,
+    };
+    if (after.facts < 0 || after.checkpoints < 0 || after.length < 0 || (after.facts === 0 && after.length !== 0)) {
       // Only a bug or a damaged store gets here; writing would make it worse.
       throw new DaemonError(DaemonErrorCodes.Storage, `${what}: counters of agent ${agentId} would go below zero`);
     }

@@ -1,0 +1,36 @@
+import { analyze } from './analyze.js';
+
+/**
+ * A tag word counts this many times as a body word: tags are the agent's
+ * own labels for a fact, a stronger signal than any word of its text.
+ */
+export const TAG_WEIGHT = 2;
+
+/** What the index keeps of one fact: its weighted term and word counts. */
+export interface DocTerms {
+  /** Weighted count of whole words (identifier parts not counted): BM25's document length. */
+  length: number;
+  /** Weighted occurrences of each term. */
+  terms: Map<string, number>;
+  /** Weighted occurrences of each unstemmed word, with its term (for prefix matching). */
+  surfaces: Map<string, { term: string; frequency: number }>;
+}
+
+/**
+ * Analyses a fact the one way both the index and the scoring of a
+ * candidate see it: content words weigh 1, tag words {@link TAG_WEIGHT}.
+ */
+export function docTerms(content: string, tags?: readonly string[]): DocTerms {
+  const doc: DocTerms = { length: 0, terms: new Map(), surfaces: new Map() };
+  const visit = (weight: number) => (t: { term: string; surface: string; part: boolean }) => {
+    if (!t.part) doc.length += weight;
+    doc.terms.set(t.term, (doc.terms.get(t.term) ?? 0) + weight);
+    const s = doc.surfaces.get(t.surface);
+    if (s === undefined) doc.surfaces.set(t.surface, { term: t.term, frequency: weight });
+    else s.frequency += weight;
+  };
+  analyze(content, visit(1));
+  const tagVisit = visit(TAG_WEIGHT);
+  for (const tag of tags ?? []) analyze(tag, tagVisit);
+  return doc;
+}

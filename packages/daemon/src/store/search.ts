@@ -1,0 +1,106 @@
+import { Limits, type MemorySearch, type ParamsOf, type ResultOf } from '@memoryd/protocol';
+import { decodeError } from '../errors.js';
+import { analyzeQuery } from '../search/analyze.js';
+import { PREFIX_WEIGHT, type QueryModel, idf, scoreDoc } from '../search/bm25.js';
+import { docTerms } from '../search/doc-terms.js';
+import { type PostingSource, type WeightedList, topK } from '../search/top-k.js';
+import { type StoredFact, decodeFact } from './codec.js';
+import { type StoreContext, guard, readSync } from './context.js';
+import { toFact } from './facts.js';
+import { KEY_SEP, parsePosting, postingRange, recordKey, wordKey, wordPrefixRange } from './keys.js';
+
+/**
+ * At most this many dictionary words complete the query's last word, the
+ * first in byte order (Lucene's prefix queries cap their expansion alike):
+ * a two-letter prefix must not turn one search into thousands of lists.
+ */
+export const MAX_PREFIX_EXPANSIONS = 50;
+
+/** An agent's current-fact count holding `term` (its df): 0 when none does. */
+function documentFrequency(ctx: StoreContext, agentId: string, term: string): number {
+  const key = wordKey(agentId, term);
+  const text = readSync(`read index entry of agent ${agentId}`, () => ctx.subs.term.getSync(key));
+  if (text === undefined) return 0;
+  const n = Number(text);
+  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(n)) {
+    throw decodeError(`index entry ${JSON.stringify(key)}`, new Error(`malformed count ${JSON.stringify(text)}`));
+  }
+  return n;
+}
+
+/** Words of the agent's dictionary starting with `prefix`: the terms they stand for and how many facts hold them. */
+async function completions(ctx: StoreContext, agentId: string, prefix: string): Promise<Array<{ term: string; count: number }>> {
+  const entries = await guard(`read the dictionary of agent ${agentId}`, () =>
+    ctx.subs.surf.iterator({ ...wordPrefixRange(agentId, prefix), limit: MAX_PREFIX_EXPANSIONS }).all(),
+  );
+  return entries.map(([key, text]) => {
+    const space = text.indexOf(' ');
+    const count = Number(text.slice(0, Math.max(space, 0)));
+    if (space <= 0 || !Number.isSafeInteger(count) || count <= 0 || space + 1 >= text.length) {
+      throw decodeError(`index entry ${JSON.stringify(key)}`, new Error(`malformed entry ${JSON.stringify(text)}`));
+    }
+    return { term: text.slice(space + 1), count };
+  });
+}
+
+/** A term's postings, read from LevelDB through a key iterator. */
+function postingSource(ctx: StoreContext, agentId: string, term: string): PostingSource {
+  const range = postingRange(agentId, term);
+  const prefixLength = wordKey(agentId, term).length + KEY_SEP.length;
+  const iterator = ctx.subs.post.keys(range);
+  return {
+    read: (max) =>
+      guard(`read the postings of agent ${agentId}`, async () => (await iterator.nextv(max)).map((k) => parsePosting(k, prefixLength))),
+    close: () => guard('close a postings iterator', () => iterator.close()),
+  };
+}
+
+/**
+ * `memory.search`: BM25 over the agent's current facts through the
+ * inverted index (see docs/search.md). The statistics are exact: the
+ * fact count and summed length from the agent's counters, each term's df
+ * from the dictionary, all written in the batches that change the facts.
+ * Only current facts are indexed, so superseded and deleted versions can
+ * never come back. A fact removed while the search runs is not returned.
+ */
+export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>> {
+  const limit = p.limit ?? Limits.limitDefault;
+  const query = analyzeQuery(p.query);
+  const stats = ctx.counters.get(p.agentId);
+  if (query.terms.length === 0 || stats.facts === 0 || stats.length === 0) return { facts: [] };
+  const n = stats.facts;
+  const model: QueryModel & { terms: Array<{ term: string; idf: number }> } = { terms: [], avgLength: stats.length / n };
+  const lists: WeightedList[] = [];
+  for (const term of query.terms) {
+    const df = documentFrequency(ctx, p.agentId, term);
+    if (df === 0) continue;
+    const weight = idf(n, df);
+    model.terms.push({ term, idf: weight });
+    lists.push({ source: postingSource(ctx, p.agentId, term), weight });
+  }
+  if (query.prefix !== undefined) {
+    const exact = query.prefix.term;
+    const found = (await completions(ctx, p.agentId, query.prefix.surface)).filter((c) => c.term !== exact);
+    // Facts holding a completion: at most the sum (a fact may hold two), never more than all.
+    const prefixDf = Math.min(n, found.reduce((sum, c) => sum + c.count, 0));
+    if (prefixDf > 0) {
+      // The completions weigh as rare as they are, but never more than the
+      // word as typed: a rare completion must not outrank the exact word.
+      const weight = Math.min(idf(n, prefixDf), idf(n, documentFrequency(ctx, p.agentId, exact)));
+      model.prefix = { surface: query.prefix.surface, term: exact, idf: weight };
+      for (const term of new Set(found.map((c) => c.term))) {
+        lists.push({ source: postingSource(ctx, p.agentId, term), weight: PREFIX_WEIGHT * weight });
+      }
+    }
+  }
+  const facts = new Map<string, StoredFact>();
+  const score = (id: string): number | undefined => {
+    const text = readSync(`read fact ${id}`, () => ctx.subs.fact.getSync(recordKey(p.agentId, id)));
+    if (text === undefined) return undefined;
+    const fact = decodeFact(`fact ${id} of agent ${p.agentId}`, text, id);
+    facts.set(id, fact);
+    return scoreDoc(docTerms(fact.content, fact.tags), model);
+  };
+  const hits = await topK(lists, limit, model.avgLength, score);
+  return { facts: hits.map(({ id, score: s }) => ({ ...toFact(facts.get(id)!), score: s })) };
+}
