@@ -30,11 +30,13 @@ export function saturation(f: number, length: number, avgLength: number): number
 export interface QueryModel {
   terms: ReadonlyArray<{ term: string; idf: number }>;
   /**
-   * The last query word as a prefix: a fact holding a word whose surface
-   * starts with it, but not the word's own term, scores
-   * {@link PREFIX_WEIGHT} × idf × saturation of those words' frequency.
+   * The last query word as a prefix: `completions` are the terms of the
+   * agent's words that start with it. A fact that does not hold the word's
+   * own `term` but holds completions scores {@link PREFIX_WEIGHT} × idf ×
+   * saturation of its most frequent one (the best completion counts, as
+   * one term would).
    */
-  prefix?: { surface: string; term: string; idf: number };
+  prefix?: { term: string; completions: ReadonlySet<string>; idf: number };
   /** The agent's average fact length. */
   avgLength: number;
 }
@@ -54,7 +56,7 @@ export function scoreDoc(doc: DocTerms, q: QueryModel): number {
   const prefix = q.prefix;
   if (prefix !== undefined && !doc.terms.has(prefix.term)) {
     let f = 0;
-    for (const [surface, s] of doc.surfaces) if (surface.startsWith(prefix.surface)) f += s.frequency;
+    for (const term of prefix.completions) f = Math.max(f, doc.terms.get(term) ?? 0);
     if (f > 0) score += PREFIX_WEIGHT * prefix.idf * saturation(f, doc.length, q.avgLength);
   }
   return score;

@@ -9,9 +9,8 @@ export interface Posting {
 
 /**
  * A term's postings in the index's order: frequency descending, then
- * length ascending, then newest first. Under that order the BM25 part of
- * every posting still to come is bounded by the current one's (see
- * {@link headBound}).
+ * length ascending. Under that order the BM25 part of every posting still
+ * to come is bounded by the current one's (see {@link Cursor.bound}).
  */
 export interface PostingSource {
   /** Up to `max` next postings; an empty array once the list is done. */
@@ -20,10 +19,21 @@ export interface PostingSource {
   close(): Promise<void>;
 }
 
-/** A posting list and what its term weighs: idf, times PREFIX_WEIGHT for a prefix completion. */
+/**
+ * A posting list and what its term weighs: idf, times PREFIX_WEIGHT for
+ * the completions of a prefix. A posting gives its fact exactly
+ * `weight` × saturation(frequency, length) from this list (the
+ * completions count their best term, which comes first: see
+ * {@link mergeSources}).
+ */
 export interface WeightedList {
   source: PostingSource;
   weight: number;
+  /**
+   * A list whose facts get nothing from this one: the completions of a
+   * prefix give nothing to a fact holding the prefix's own word.
+   */
+  excludes?: WeightedList;
 }
 
 /** A fact and its score. */
@@ -32,21 +42,52 @@ export interface Hit {
   score: number;
 }
 
+/** Tuning of {@link topK}; the defaults are what memory.search uses. */
+export interface TopKOptions {
+  /**
+   * At most this many postings are read. A query whose lists would need
+   * more to settle its k best exactly (only words that most facts hold)
+   * gets the best of what was read: the highest-impact postings of each
+   * list, the facts scored whole.
+   */
+  maxPostings?: number;
+  /** Facts scored whole, at most, to settle the undecided ones at the end. */
+  maxReads?: number;
+}
+
+const DEFAULTS: Required<TopKOptions> = { maxPostings: 6000, maxReads: 64 };
+
 /** First read of a list: most searches stop within a handful of postings. */
 const FIRST_READ = 16;
 /** Reads grow 4× at a time up to this many postings. */
 const MAX_READ = 1024;
 /** Float sums of the same parts in another order may differ in the last bits. */
 const SLACK = 1 + 1e-9;
+/** Lists of one search, at most (a candidate's lists are bits of a number). */
+export const MAX_LISTS = 30;
+
+/** Whether posting `a` comes before `b` in a list's order. */
+export function postingBefore(a: Posting, b: Posting): boolean {
+  if (a.frequency !== b.frequency) return a.frequency > b.frequency;
+  if (a.length !== b.length) return a.length < b.length;
+  return a.id < b.id;
+}
 
 class Cursor {
   #buffer: Posting[] = [];
   #at = 0;
   #next = FIRST_READ;
   done = false;
+  /** {@link bound} of the current head, kept up to date by {@link fill} and {@link step}. */
+  cached = 0;
+  /** For the completions: the list of the prefix's own word, whose facts get nothing from them. */
+  voidedBy: Cursor | undefined;
+  /** For the list of the prefix's own word: the completions it voids. */
+  voids: Cursor | undefined;
 
   constructor(
     readonly list: WeightedList,
+    readonly bit: number,
     private readonly avgLength: number,
   ) {}
 
@@ -56,15 +97,21 @@ class Cursor {
 
   /** Reads more postings when the buffer is used up. */
   async fill(): Promise<void> {
-    if (this.done || this.#at < this.#buffer.length) return;
-    this.#buffer = await this.list.source.read(this.#next);
-    this.#at = 0;
-    this.#next = Math.min(this.#next * 4, MAX_READ);
-    if (this.#buffer.length === 0) this.done = true;
+    if (!this.done && this.#at >= this.#buffer.length) {
+      this.#buffer = await this.list.source.read(this.#next);
+      this.#at = 0;
+      this.#next = Math.min(this.#next * 4, MAX_READ);
+      if (this.#buffer.length === 0) this.done = true;
+    }
+    this.cached = this.bound();
   }
 
-  take(): Posting {
-    return this.#buffer[this.#at++]!;
+  /** Moves past the head; true when the buffer is used up and {@link fill} must run. */
+  step(): boolean {
+    this.#at++;
+    if (this.#at >= this.#buffer.length) return true;
+    this.cached = this.bound();
+    return false;
   }
 
   /**
@@ -83,83 +130,248 @@ class Cursor {
   }
 }
 
-function better(a: Hit, b: Hit): boolean {
-  return a.score > b.score || (a.score === b.score && a.id > b.id);
+/**
+ * One list of several, in the lists' order: the completions of a prefix
+ * read as one term. A fact in two of them comes twice, first with its
+ * higher frequency (its length is the same in both), and {@link topK}
+ * uses only the first: the best completion, as scoreDoc counts it.
+ */
+export function mergeSources(sources: readonly PostingSource[]): PostingSource {
+  const heads = sources.map((source) => ({ source, buffer: [] as Posting[], at: 0, done: false }));
+  let started = false;
+  const refill = async (h: (typeof heads)[number], max: number) => {
+    h.buffer = await h.source.read(max);
+    h.at = 0;
+    if (h.buffer.length === 0) h.done = true;
+  };
+  return {
+    async read(max) {
+      if (!started) {
+        started = true;
+        await Promise.all(heads.map((h) => refill(h, max)));
+      }
+      const out: Posting[] = [];
+      while (out.length < max) {
+        let best: (typeof heads)[number] | undefined;
+        for (const h of heads) {
+          if (!h.done && (best === undefined || postingBefore(h.buffer[h.at]!, best.buffer[best.at]!))) best = h;
+        }
+        if (best === undefined) break;
+        out.push(best.buffer[best.at++]!);
+        if (best.at >= best.buffer.length) await refill(best, max);
+      }
+      return out;
+    },
+    async close() {
+      const closed = await Promise.allSettled(sources.map((s) => s.close()));
+      const failed = closed.find((r) => r.status === 'rejected');
+      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    },
+  };
 }
 
-/** Inserts into `top` (best first), keeping at most `k`. */
-function offer(top: Hit[], hit: Hit, k: number): void {
-  if (top.length === k && !better(hit, top[k - 1]!)) return;
-  let lo = 0;
-  let hi = top.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (better(top[mid]!, hit)) lo = mid + 1;
-    else hi = mid;
-  }
-  top.splice(lo, 0, hit);
-  if (top.length > k) top.pop();
+interface Candidate {
+  id: string;
+  /** What the lists it was met in give it: a lower bound of its score (its score once `complete`). */
+  known: number;
+  /** What the completions gave it, unless it holds the prefix's own word (not known yet). */
+  maybe: number;
+  /** Bits of the lists it was met in. */
+  met: number;
+  /** Scored whole: `known` is its score. */
+  complete: boolean;
 }
+
+/** Every this many postings (or a quarter of the candidates, if more), the stopping rule is checked. */
+const CHECK_EVERY = 64;
 
 /**
- * The `k` best facts, best first (ties newest first), exactly as scoring
- * every fact of the lists would rank them, while reading as few postings
- * as it can: a threshold algorithm with MaxScore's pruning.
+ * The `k` best facts, best first (ties newest first), as scoring every
+ * fact of the lists would rank them, reading as few postings and facts as
+ * it can: Fagin's threshold algorithm without random access (NRA) with
+ * MaxScore's pruning, within a budget of postings.
  *
- * Each fact met in a list is scored whole at once by `score` (which reads
- * the fact; `undefined` when it is no longer current). The k-th best score
- * so far is the threshold. A fact not met yet scores at most the sum of
- * every list's {@link Cursor.bound}; once that sum falls below the
- * threshold, no unseen fact can enter and the search stops. Lists whose
- * bounds, summed from the smallest, stay below the threshold can only hold
- * unseen facts that cannot enter unless they also sit in another list, so
- * they are no longer read; only the remaining ("essential") lists are, the
- * one with the highest bound first. Rare terms have high bounds and short
- * lists; the long lists of common words are the first to drop out.
+ * Every posting gives its fact's exact part for that list (the key holds
+ * frequency and length), so facts are not read while lists are. Each fact
+ * met has a lower bound (its parts so far) and an upper bound (that plus
+ * the {@link Cursor.bound} of every list it was not met in yet: it can only
+ * come later there). The threshold is the k-th best lower bound. A fact
+ * not met yet scores at most the sum of all bounds; while that reaches the
+ * threshold, the list with the highest bound is read (rare terms first:
+ * high bounds, short lists), else facts first met are skipped and the
+ * lists are read in turn to decide the facts already met. Facts whose
+ * upper bound falls below the threshold are dropped. When no new fact can
+ * enter and at most `maxReads` are undecided, those are scored whole by
+ * `score` (which reads the fact; `undefined`: no longer current), which
+ * ends the search; so does the budget (see {@link TopKOptions}). The k
+ * chosen are scored whole for the final order.
  */
 export async function topK(
   lists: readonly WeightedList[],
   k: number,
   avgLength: number,
   score: (id: string) => number | undefined,
+  options: TopKOptions = {},
 ): Promise<Hit[]> {
-  const cursors = lists.map((l) => new Cursor(l, avgLength));
-  const top: Hit[] = [];
-  const seen = new Set<string>();
+  const { maxPostings, maxReads } = { ...DEFAULTS, ...options };
+  if (lists.length > MAX_LISTS) throw new Error(`topK takes at most ${MAX_LISTS} lists, got ${lists.length}`);
+  const cursors = lists.map((l, i) => new Cursor(l, 1 << i, avgLength));
+  for (const c of cursors) {
+    const own = cursors.find((o) => o.list === c.list.excludes);
+    if (own !== undefined) [c.voidedBy, own.voids] = [own, c];
+  }
+  const candidates = new Map<string, Candidate>();
+  const gone = new Set<string>();
+  let live = cursors;
+
+  /**
+   * The most `x` (undefined: a fact not met yet) may still get from the
+   * lists it was not met in. A fact gets either the prefix's own word or
+   * its completions, never both: such a pair adds the larger of its two
+   * bounds, and nothing once either was met.
+   */
+  const rest = (x: Candidate | undefined): number => {
+    if (x?.complete === true) return 0;
+    const met = x?.met ?? 0;
+    let more = 0;
+    for (const c of live) {
+      if ((met & c.bit) !== 0) continue;
+      const own = c.voidedBy;
+      if (own !== undefined) {
+        // The completions: nothing for a fact holding the word itself;
+        // otherwise the word or its completions, whichever bounds higher.
+        if ((met & own.bit) !== 0) continue;
+        more += own.done ? c.cached : Math.max(c.cached, own.cached);
+      } else if (c.voids === undefined || c.voids.done || (met & c.voids.bit) !== 0) {
+        more += c.cached;
+      }
+      // else: counted with its completions above.
+    }
+    return more;
+  };
+
+  /** Once the prefix's own list is done without it, a fact's completion part is sure. */
+  const settleMaybe = (x: Candidate, completions: Cursor): void => {
+    const own = completions.voidedBy;
+    if (x.maybe > 0 && own !== undefined && own.done && (x.met & own.bit) === 0) {
+      x.known += x.maybe;
+      x.maybe = 0;
+    }
+  };
+
+  /** Scores a candidate whole; one no longer current is dropped for good. */
+  const complete = (x: Candidate): void => {
+    const s = score(x.id);
+    if (s === undefined) {
+      gone.add(x.id);
+      candidates.delete(x.id);
+      return;
+    }
+    x.known = s;
+    x.maybe = 0;
+    x.complete = true;
+  };
+
+  let chosen: Candidate[] = [];
+  let failure: unknown;
   try {
     await Promise.all(cursors.map((c) => c.fill()));
+    live = cursors.filter((c) => !c.done);
+    let threshold = 0;
+    let sinceCheck = CHECK_EVERY;
+    let taken = 0;
+    let turn = 0;
     for (;;) {
-      const live = cursors.filter((c) => !c.done);
-      if (live.length === 0 || k === 0) break;
-      const bounds = live.map((c) => ({ c, bound: c.bound() }));
-      let pick: Cursor | undefined;
-      if (top.length < k) {
-        pick = bounds.reduce((x, y) => (y.bound > x.bound ? y : x)).c;
-      } else {
-        const threshold = top[k - 1]!.score;
-        bounds.sort((x, y) => x.bound - y.bound);
-        let sum = 0;
-        let best = -1;
-        for (const { c, bound } of bounds) {
-          sum += bound;
-          if (sum * SLACK >= threshold && bound > best) {
-            best = bound;
-            pick = c;
-          }
+      const budgetSpent = taken >= maxPostings;
+      if (live.length === 0 || budgetSpent || sinceCheck >= Math.max(CHECK_EVERY, candidates.size >> 2)) {
+        sinceCheck = 0;
+        for (const c of cursors) if (c.voidedBy !== undefined) for (const x of candidates.values()) settleMaybe(x, c);
+        chosen = best(candidates.values(), k);
+        threshold = chosen.length < k ? 0 : chosen[k - 1]!.known;
+        const inside = new Set(chosen);
+        const open: Array<{ x: Candidate; upper: number }> = [];
+        for (const [id, x] of candidates) {
+          if (inside.has(x)) continue;
+          const more = rest(x);
+          const upper = x.known + x.maybe + more;
+          // Below the threshold, or fully known and still not among the k
+          // best: the threshold only rises, so it can never come back.
+          if (chosen.length === k && (upper * SLACK < threshold || more === 0)) {
+            gone.add(id);
+            candidates.delete(id);
+          } else open.push({ x, upper });
+        }
+        const room = chosen.length < k || rest(undefined) * SLACK >= threshold;
+        if (live.length === 0 || budgetSpent || (!room && open.length <= maxReads)) {
+          // Settle the undecided facts most likely to enter by reading them whole.
+          // The chosen are read at the end anyway; scored whole now, none
+          // of them can be pushed out by a settled fact on its lower bound.
+          open.sort((a, b) => b.upper - a.upper);
+          for (const x of chosen) if (!x.complete) complete(x);
+          for (const { x } of open.slice(0, maxReads)) complete(x);
+          chosen = best(candidates.values(), k);
+          break;
         }
       }
-      if (pick === undefined) break;
-      const posting = pick.take();
-      await pick.fill();
-      if (seen.has(posting.id)) continue;
-      seen.add(posting.id);
-      const s = score(posting.id);
-      if (s !== undefined && s > 0) offer(top, { id: posting.id, score: s }, k);
+      const room = chosen.length < k || rest(undefined) * SLACK >= threshold;
+      let pick = live[0]!;
+      if (room) for (const c of live) pick = c.cached > pick.cached ? c : pick;
+      else pick = live[turn++ % live.length]!;
+      const posting = pick.head()!;
+      if (pick.step()) {
+        await pick.fill();
+        if (pick.done) live = live.filter((c) => c !== pick);
+      }
+      taken++;
+      sinceCheck++;
+      if (gone.has(posting.id)) continue;
+      let x = candidates.get(posting.id);
+      if (x === undefined) {
+        if (!room) continue;
+        x = { id: posting.id, known: 0, maybe: 0, met: 0, complete: false };
+        candidates.set(posting.id, x);
+      } else if (x.complete || (x.met & pick.bit) !== 0) continue;
+      x.met |= pick.bit;
+      const part = pick.list.weight * saturation(posting.frequency, posting.length, avgLength);
+      if (pick.voidedBy !== undefined) {
+        // Completions: sure only once it is known not to hold the word itself.
+        if ((x.met & pick.voidedBy.bit) === 0) x.maybe = part;
+        settleMaybe(x, pick);
+      } else {
+        x.known += part;
+        // Holding the prefix's own word voids what its completions gave.
+        if (pick.voids !== undefined) x.maybe = 0;
+      }
     }
+  } catch (err) {
+    failure = err;
+    throw err;
   } finally {
     const closed = await Promise.allSettled(lists.map((l) => l.source.close()));
     const failed = closed.find((r) => r.status === 'rejected');
-    if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+    // A failure of the search itself wins over one of closing after it.
+    if (failed !== undefined && failure === undefined) throw (failed as PromiseRejectedResult).reason;
+  }
+  const top: Hit[] = [];
+  for (const x of chosen) {
+    const s = x.complete ? x.known : score(x.id);
+    if (s !== undefined && s > 0) top.push({ id: x.id, score: s });
+  }
+  return top.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+/** The k candidates with the highest lower bounds (ties newest first). */
+function best(candidates: Iterable<Candidate>, k: number): Candidate[] {
+  const top: Candidate[] = [];
+  for (const x of candidates) {
+    if (top.length === k) {
+      const last = top[k - 1]!;
+      if (x.known < last.known || (x.known === last.known && x.id < last.id)) continue;
+    }
+    let at = top.length;
+    while (at > 0 && (top[at - 1]!.known < x.known || (top[at - 1]!.known === x.known && top[at - 1]!.id < x.id))) at--;
+    top.splice(at, 0, x);
+    if (top.length > k) top.pop();
   }
   return top;
 }

@@ -12,7 +12,7 @@ import { WriteBatch } from './stats.js';
  * again (to delete them) by analysing a fact's text anew, so an index
  * built by another analysis must be rebuilt before any write.
  */
-export const IndexVersion = `postings 1, analysis ${ANALYSIS_VERSION}`;
+export const IndexVersion = `postings 2, analysis ${ANALYSIS_VERSION}`;
 
 /** Facts indexed per batch while rebuilding. */
 const CHUNK = 2000;

@@ -16,12 +16,12 @@ import type { Posting } from '../search/top-k.js';
  *   !stats!<agentId>                 {facts, checkpoints, length} of an agent with
  *                                    facts or checkpoints > 0 (length: the summed
  *                                    search length of its current facts)
- *   !post!<agentId>\x00<term>\x00<F><L><R>  ""   a posting: current fact R (its id with
- *                                    each character complemented, so newer sorts
- *                                    first) holds <term> with weighted frequency F
- *                                    (stored as 46655 - F) and has length L; 3
- *                                    base-36 digits each, so an agent's postings of
- *                                    a term come best first (see search/top-k.ts)
+ *   !post!<agentId>\x00<term>\x00<F><L><id>  ""  a posting: current fact <id> holds
+ *                                    <term> with weighted frequency F (stored as
+ *                                    46655 - F) and has length L, 3 base-36 digits
+ *                                    each: an agent's postings of a term come by
+ *                                    frequency descending, then length ascending,
+ *                                    the order that bounds BM25 (search/top-k.ts)
  *   !term!<agentId>\x00<term>        how many current facts hold the term (df)
  *   !surf!<agentId>\x00<surface>     "<count> <term>": how many current facts hold
  *                                    the unstemmed word, and its term (the
@@ -149,16 +149,6 @@ function assertTerm(term: string): void {
 
 /** Largest value of a 3-digit base-36 posting field. */
 export const POSTING_FIELD_MAX = 36 ** 3 - 1;
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-const COMPLEMENT = new Map([...CROCKFORD].map((c, i) => [c, CROCKFORD[31 - i]!]));
-
-/** A ULID with each character complemented: ascending order becomes newest first. */
-function complementId(id: string): string {
-  let out = '';
-  for (const c of id) out += COMPLEMENT.get(c)!;
-  return out;
-}
-
 function field(n: number): string {
   if (!Number.isInteger(n) || n < 0 || n > POSTING_FIELD_MAX) throw new Error(`posting field out of range: ${n}`);
   return n.toString(36).padStart(3, '0');
@@ -184,7 +174,7 @@ export function wordPrefixRange(agentId: string, prefix: string): { gte: string;
 /** Key of a posting; `frequency` and `length` are weighted counts (search/doc-terms.ts). */
 export function postingKey(agentId: string, term: string, frequency: number, length: number, factId: string): string {
   assertUlid(factId);
-  return `${wordKey(agentId, term)}${KEY_SEP}${field(POSTING_FIELD_MAX - frequency)}${field(length)}${complementId(factId)}`;
+  return `${wordKey(agentId, term)}${KEY_SEP}${field(POSTING_FIELD_MAX - frequency)}${field(length)}${factId}`;
 }
 
 /** Every posting of one term of one agent, best first. */
@@ -193,15 +183,22 @@ export function postingRange(agentId: string, term: string): { gt: string; lt: s
   return { gt: base + KEY_SEP, lt: base + KEY_END };
 }
 
-const POSTING_TAIL = /^([0-9a-z]{3})([0-9a-z]{3})([0-9A-HJKMNP-TV-Z]{26})$/;
+const BASE36_3 = /^[0-9a-z]{3}$/;
 
-/** Parses a posting key of `postingRange(…, term)`, whose prefix is `prefixLength` long. */
+/**
+ * Parses a posting key of `postingRange(…, term)`, whose prefix is
+ * `prefixLength` long. On the search's hot path: no regular expression
+ * over the id (recordKey checks it before any use).
+ */
 export function parsePosting(key: string, prefixLength: number): Posting {
-  const m = POSTING_TAIL.exec(key.slice(prefixLength));
-  if (m === null) throw decodeError(`posting key ${JSON.stringify(key)}`, new Error('expected <F><L><id> after the term'));
+  const f = key.slice(prefixLength, prefixLength + 3);
+  const l = key.slice(prefixLength + 3, prefixLength + 6);
+  if (key.length !== prefixLength + 32 || !BASE36_3.test(f) || !BASE36_3.test(l)) {
+    throw decodeError(`posting key ${JSON.stringify(key)}`, new Error('expected <F><L><id> after the term'));
+  }
   return {
-    frequency: POSTING_FIELD_MAX - Number.parseInt(m[1]!, 36),
-    length: Number.parseInt(m[2]!, 36),
-    id: complementId(m[3]!),
+    frequency: POSTING_FIELD_MAX - Number.parseInt(f, 36),
+    length: Number.parseInt(l, 36),
+    id: key.slice(prefixLength + 6),
   };
 }

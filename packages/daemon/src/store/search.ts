@@ -3,7 +3,7 @@ import { decodeError } from '../errors.js';
 import { analyzeQuery } from '../search/analyze.js';
 import { PREFIX_WEIGHT, type QueryModel, idf, scoreDoc } from '../search/bm25.js';
 import { docTerms } from '../search/doc-terms.js';
-import { type PostingSource, type WeightedList, topK } from '../search/top-k.js';
+import { MAX_LISTS, type PostingSource, type WeightedList, mergeSources, topK } from '../search/top-k.js';
 import { type StoredFact, decodeFact } from './codec.js';
 import { type StoreContext, guard, readSync } from './context.js';
 import { toFact } from './facts.js';
@@ -71,12 +71,22 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const n = stats.facts;
   const model: QueryModel & { terms: Array<{ term: string; idf: number }> } = { terms: [], avgLength: stats.length / n };
   const lists: WeightedList[] = [];
+  const byTerm = new Map<string, WeightedList>();
   for (const term of query.terms) {
     const df = documentFrequency(ctx, p.agentId, term);
-    if (df === 0) continue;
-    const weight = idf(n, df);
-    model.terms.push({ term, idf: weight });
-    lists.push({ source: postingSource(ctx, p.agentId, term), weight });
+    if (df > 0) model.terms.push({ term, idf: idf(n, df) });
+  }
+  // The rarest terms get lists (one is kept for the completions); a fact
+  // holding only the others is not found, one found is scored on them all.
+  // The prefix's own word always keeps its list: facts holding it get
+  // nothing from its completions, which only its list can tell.
+  const own = query.prefix === undefined ? undefined : model.terms.find((t) => t.term === query.prefix!.term);
+  const rarest = [...model.terms].sort((a, b) => b.idf - a.idf).filter((t) => t !== own);
+  const listed = [...(own === undefined ? [] : [own]), ...rarest].slice(0, MAX_LISTS - 1);
+  for (const { term, idf: weight } of listed) {
+    const list: WeightedList = { source: postingSource(ctx, p.agentId, term), weight };
+    lists.push(list);
+    byTerm.set(term, list);
   }
   if (query.prefix !== undefined) {
     const exact = query.prefix.term;
@@ -87,20 +97,33 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
       // The completions weigh as rare as they are, but never more than the
       // word as typed: a rare completion must not outrank the exact word.
       const weight = Math.min(idf(n, prefixDf), idf(n, documentFrequency(ctx, p.agentId, exact)));
-      model.prefix = { surface: query.prefix.surface, term: exact, idf: weight };
-      for (const term of new Set(found.map((c) => c.term))) {
-        lists.push({ source: postingSource(ctx, p.agentId, term), weight: PREFIX_WEIGHT * weight });
-      }
+      const terms = new Set(found.map((c) => c.term));
+      model.prefix = { term: exact, completions: terms, idf: weight };
+      const sources = [...terms].map((term) => postingSource(ctx, p.agentId, term));
+      const completions: WeightedList = { source: mergeSources(sources), weight: PREFIX_WEIGHT * weight };
+      lists.push(completions);
+      const ownList = byTerm.get(exact);
+      if (ownList !== undefined) completions.excludes = ownList;
     }
   }
-  const facts = new Map<string, StoredFact>();
-  const score = (id: string): number | undefined => {
+  const facts = new Map<string, StoredFact | undefined>();
+  const read = (id: string): StoredFact | undefined => {
+    if (facts.has(id)) return facts.get(id);
     const text = readSync(`read fact ${id}`, () => ctx.subs.fact.getSync(recordKey(p.agentId, id)));
-    if (text === undefined) return undefined;
-    const fact = decodeFact(`fact ${id} of agent ${p.agentId}`, text, id);
+    const fact = text === undefined ? undefined : decodeFact(`fact ${id} of agent ${p.agentId}`, text, id);
     facts.set(id, fact);
-    return scoreDoc(docTerms(fact.content, fact.tags), model);
+    return fact;
+  };
+  const score = (id: string): number | undefined => {
+    const fact = read(id);
+    return fact === undefined ? undefined : scoreDoc(docTerms(fact.content, fact.tags), model);
   };
   const hits = await topK(lists, limit, model.avgLength, score);
-  return { facts: hits.map(({ id, score: s }) => ({ ...toFact(facts.get(id)!), score: s })) };
+  const found: ResultOf<typeof MemorySearch>['facts'] = [];
+  for (const { id, score: s } of hits) {
+    // Postings alone may have settled a hit; one removed meanwhile is left out.
+    const fact = read(id);
+    if (fact !== undefined) found.push({ ...toFact(fact), score: s });
+  }
+  return { facts: found };
 }

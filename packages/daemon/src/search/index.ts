@@ -1,0 +1,18 @@
+// The search engine's parts, for tests and benchmarks that check them
+// against a brute-force reference: `@memoryd/daemon/search`. Not part of
+// the protocol; see docs/api-stability.md.
+
+export { type AnalysedQuery, type AnalysedTerm, analyze, analyzeQuery } from './analyze.js';
+export { B, K1, PREFIX_WEIGHT, type QueryModel, idf, saturation, scoreDoc } from './bm25.js';
+export { type DocTerms, TAG_WEIGHT, docTerms } from './doc-terms.js';
+export {
+  type Hit,
+  MAX_LISTS,
+  type Posting,
+  type PostingSource,
+  type TopKOptions,
+  type WeightedList,
+  mergeSources,
+  postingBefore,
+  topK,
+} from './top-k.js';
