@@ -17,6 +17,12 @@ export interface PostingSource {
   read(max: number): Promise<Posting[]>;
   /** Releases the source (an iterator); called once, whatever happened. */
   close(): Promise<void>;
+  /**
+   * Whether the list holds this posting (a synchronous point lookup,
+   * ~2 µs): how a fact met in other lists is looked up in this one without
+   * reading the fact. Absent for the merged completions.
+   */
+  probe?(id: string, frequency: number, length: number): boolean;
 }
 
 /**
@@ -77,6 +83,9 @@ class Cursor {
   #buffer: Posting[] = [];
   #at = 0;
   #next = FIRST_READ;
+  #reads = 0;
+  /** The next read, already asked for (from the second read on: the list is being read deeply). */
+  #ahead: Promise<Posting[]> | undefined;
   done = false;
   /** {@link bound} of the current head, kept up to date by {@link fill} and {@link step}. */
   cached = 0;
@@ -98,12 +107,26 @@ class Cursor {
   /** Reads more postings when the buffer is used up. */
   async fill(): Promise<void> {
     if (!this.done && this.#at >= this.#buffer.length) {
-      this.#buffer = await this.list.source.read(this.#next);
+      const ahead = this.#ahead;
+      this.#ahead = undefined;
+      this.#buffer = await (ahead ?? this.list.source.read(this.#next));
       this.#at = 0;
       this.#next = Math.min(this.#next * 4, MAX_READ);
+      this.#reads++;
       if (this.#buffer.length === 0) this.done = true;
+      // Overlap LevelDB's next read with scoring this one.
+      else if (this.#reads >= 2) {
+        this.#ahead = this.list.source.read(this.#next);
+        // Handled where it is awaited (fill or settle), not left to crash the process meanwhile.
+        this.#ahead.catch(() => undefined);
+      }
     }
     this.cached = this.bound();
+  }
+
+  /** Waits for a read asked for ahead, so the source can be closed. */
+  async settle(): Promise<void> {
+    await this.#ahead;
   }
 
   /** Moves past the head; true when the buffer is used up and {@link fill} must run. */
@@ -137,10 +160,13 @@ class Cursor {
  * uses only the first: the best completion, as scoreDoc counts it.
  */
 export function mergeSources(sources: readonly PostingSource[]): PostingSource {
-  const heads = sources.map((source) => ({ source, buffer: [] as Posting[], at: 0, done: false }));
+  // Each completion is read in its own growing steps: most are read only
+  // a little way, however much the merged list is asked for.
+  const heads = sources.map((source) => ({ source, buffer: [] as Posting[], at: 0, done: false, next: FIRST_READ }));
   let started = false;
-  const refill = async (h: (typeof heads)[number], max: number) => {
-    h.buffer = await h.source.read(max);
+  const refill = async (h: (typeof heads)[number]) => {
+    h.buffer = await h.source.read(h.next);
+    h.next = Math.min(h.next * 4, MAX_READ / 4);
     h.at = 0;
     if (h.buffer.length === 0) h.done = true;
   };
@@ -148,7 +174,7 @@ export function mergeSources(sources: readonly PostingSource[]): PostingSource {
     async read(max) {
       if (!started) {
         started = true;
-        await Promise.all(heads.map((h) => refill(h, max)));
+        await Promise.all(heads.map((h) => refill(h)));
       }
       const out: Posting[] = [];
       while (out.length < max) {
@@ -158,7 +184,7 @@ export function mergeSources(sources: readonly PostingSource[]): PostingSource {
         }
         if (best === undefined) break;
         out.push(best.buffer[best.at++]!);
-        if (best.at >= best.buffer.length) await refill(best, max);
+        if (best.at >= best.buffer.length) await refill(best);
       }
       return out;
     },
@@ -172,18 +198,26 @@ export function mergeSources(sources: readonly PostingSource[]): PostingSource {
 
 interface Candidate {
   id: string;
+  /** Its length (the same in every posting of it). */
+  length: number;
   /** What the lists it was met in give it: a lower bound of its score (its score once `complete`). */
   known: number;
   /** What the completions gave it, unless it holds the prefix's own word (not known yet). */
   maybe: number;
-  /** Bits of the lists it was met in. */
+  /** Bits of the lists where it is decided: met in them, or probed. */
   met: number;
+  /** Bits of the lists that hold it. */
+  holds: number;
   /** Scored whole: `known` is its score. */
   complete: boolean;
 }
 
 /** Every this many postings (or a quarter of the candidates, if more), the stopping rule is checked. */
 const CHECK_EVERY = 64;
+/** Probed frequencies per list, at most: lists are probed only once their head is this low. */
+const MAX_PROBES = 4;
+/** Facts decided by probing at one check, at most (the most likely to enter first). */
+const MAX_RESOLVE = 1024;
 
 /**
  * The `k` best facts, best first (ties newest first), as scoring every
@@ -240,8 +274,8 @@ export async function topK(
       if (own !== undefined) {
         // The completions: nothing for a fact holding the word itself;
         // otherwise the word or its completions, whichever bounds higher.
-        if ((met & own.bit) !== 0) continue;
-        more += own.done ? c.cached : Math.max(c.cached, own.cached);
+        if (((x?.holds ?? 0) & own.bit) !== 0) continue;
+        more += own.done || (met & own.bit) !== 0 ? c.cached : Math.max(c.cached, own.cached);
       } else if (c.voids === undefined || c.voids.done || (met & c.voids.bit) !== 0) {
         more += c.cached;
       }
@@ -253,7 +287,7 @@ export async function topK(
   /** Once the prefix's own list is done without it, a fact's completion part is sure. */
   const settleMaybe = (x: Candidate, completions: Cursor): void => {
     const own = completions.voidedBy;
-    if (x.maybe > 0 && own !== undefined && own.done && (x.met & own.bit) === 0) {
+    if (x.maybe > 0 && own !== undefined && (own.done || (x.met & own.bit) !== 0) && (x.holds & own.bit) === 0) {
       x.known += x.maybe;
       x.maybe = 0;
     }
@@ -272,6 +306,45 @@ export async function topK(
     x.complete = true;
   };
 
+  /**
+   * Decides a candidate in every list it was not met in by probing those
+   * lists, without reading it: true when its score is then known. False
+   * when a list cannot be probed (the completions, or a head whose
+   * frequency is too high to probe every lower one).
+   */
+  const resolve = (x: Candidate): boolean => {
+    if (x.complete) return true;
+    let whole = true;
+    for (const c of live) {
+      if ((x.met & c.bit) !== 0 || c.voidedBy !== undefined) continue;
+      const head = c.head();
+      const probe = c.list.source.probe;
+      if (head === undefined || probe === undefined || head.frequency > MAX_PROBES) {
+        whole = false;
+        continue;
+      }
+      // Not met yet, so its posting, if any, is at or after the head.
+      for (let f = head.frequency; f >= 1; f--) {
+        if (!probe(x.id, f, x.length)) continue;
+        x.known += c.list.weight * saturation(f, x.length, avgLength);
+        x.holds |= c.bit;
+        if (c.voids !== undefined) x.maybe = 0;
+        break;
+      }
+      x.met |= c.bit;
+    }
+    for (const c of live) {
+      if (c.voidedBy === undefined || (x.met & c.bit) !== 0) continue;
+      settleMaybe(x, c);
+      // The completions give nothing to a fact holding the word itself.
+      if ((x.holds & c.voidedBy.bit) !== 0) x.met |= c.bit;
+      else whole = false;
+    }
+    for (const c of cursors) if (c.voidedBy !== undefined) settleMaybe(x, c);
+    if (whole) x.complete = true;
+    return whole;
+  };
+
   let chosen: Candidate[] = [];
   let failure: unknown;
   try {
@@ -281,11 +354,15 @@ export async function topK(
     let sinceCheck = CHECK_EVERY;
     let taken = 0;
     let turn = 0;
+    // Once no new fact can enter: the lists the undecided facts wait on.
+    let waiting: Cursor[] = [];
     for (;;) {
       const budgetSpent = taken >= maxPostings;
       if (live.length === 0 || budgetSpent || sinceCheck >= Math.max(CHECK_EVERY, candidates.size >> 2)) {
         sinceCheck = 0;
         for (const c of cursors) if (c.voidedBy !== undefined) for (const x of candidates.values()) settleMaybe(x, c);
+        // Knowing the k best exactly raises the threshold early (probes are cheap).
+        for (const x of best(candidates.values(), k)) resolve(x);
         chosen = best(candidates.values(), k);
         threshold = chosen.length < k ? 0 : chosen[k - 1]!.known;
         const inside = new Set(chosen);
@@ -302,21 +379,32 @@ export async function topK(
           } else open.push({ x, upper });
         }
         const room = chosen.length < k || rest(undefined) * SLACK >= threshold;
-        if (live.length === 0 || budgetSpent || (!room && open.length <= maxReads)) {
-          // Settle the undecided facts most likely to enter by reading them whole.
-          // The chosen are read at the end anyway; scored whole now, none
-          // of them can be pushed out by a settled fact on its lower bound.
+        if (live.length === 0 || budgetSpent || !room) {
+          // No new fact can enter (or the budget is spent): decide the facts
+          // met by probing the lists they were not met in.
           open.sort((a, b) => b.upper - a.upper);
-          for (const x of chosen) if (!x.complete) complete(x);
-          for (const { x } of open.slice(0, maxReads)) complete(x);
-          chosen = best(candidates.values(), k);
-          break;
+          for (const { x, upper } of open.slice(0, MAX_RESOLVE)) if (upper * SLACK >= threshold) resolve(x);
+          const undecided = open.filter(({ x }) => !x.complete && (x.known + x.maybe + rest(x)) * SLACK >= threshold);
+          if (live.length === 0 || budgetSpent || undecided.length <= maxReads) {
+            // Read whole the few that probes cannot decide, the most likely
+            // to enter first. The chosen are read at the end anyway; scored
+            // whole now, none can be pushed out by a settled fact.
+            for (const x of chosen) if (!resolve(x)) complete(x);
+            for (const { x } of undecided.slice(0, maxReads)) complete(x);
+            chosen = best(candidates.values(), k);
+            break;
+          }
+          // Too many to read: read on in the lists probes cannot decide.
+          waiting = live.filter((c) => c.list.source.probe === undefined || (c.head()?.frequency ?? 0) > MAX_PROBES);
         }
       }
       const room = chosen.length < k || rest(undefined) * SLACK >= threshold;
       let pick = live[0]!;
       if (room) for (const c of live) pick = c.cached > pick.cached ? c : pick;
-      else pick = live[turn++ % live.length]!;
+      else {
+        const from = waiting.filter((c) => !c.done);
+        pick = (from.length > 0 ? from : live)[turn++ % (from.length > 0 ? from.length : live.length)]!;
+      }
       const posting = pick.head()!;
       if (pick.step()) {
         await pick.fill();
@@ -328,10 +416,11 @@ export async function topK(
       let x = candidates.get(posting.id);
       if (x === undefined) {
         if (!room) continue;
-        x = { id: posting.id, known: 0, maybe: 0, met: 0, complete: false };
+        x = { id: posting.id, length: posting.length, known: 0, maybe: 0, met: 0, holds: 0, complete: false };
         candidates.set(posting.id, x);
       } else if (x.complete || (x.met & pick.bit) !== 0) continue;
       x.met |= pick.bit;
+      x.holds |= pick.bit;
       const part = pick.list.weight * saturation(posting.frequency, posting.length, avgLength);
       if (pick.voidedBy !== undefined) {
         // Completions: sure only once it is known not to hold the word itself.
@@ -347,6 +436,8 @@ export async function topK(
     failure = err;
     throw err;
   } finally {
+    // A read asked for ahead fails or not; only the close after it counts.
+    await Promise.allSettled(cursors.map((c) => c.settle()));
     const closed = await Promise.allSettled(lists.map((l) => l.source.close()));
     const failed = closed.find((r) => r.status === 'rejected');
     // A failure of the search itself wins over one of closing after it.
@@ -354,7 +445,8 @@ export async function topK(
   }
   const top: Hit[] = [];
   for (const x of chosen) {
-    const s = x.complete ? x.known : score(x.id);
+    // Read even when postings and probes settled the score: it must still be current.
+    const s = score(x.id);
     if (s !== undefined && s > 0) top.push({ id: x.id, score: s });
   }
   return top.sort((a, b) => b.score - a.score || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));

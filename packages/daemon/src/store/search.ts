@@ -7,14 +7,21 @@ import { MAX_LISTS, type PostingSource, type WeightedList, mergeSources, topK } 
 import { type StoredFact, decodeFact } from './codec.js';
 import { type StoreContext, guard, readSync } from './context.js';
 import { toFact } from './facts.js';
-import { KEY_SEP, parsePosting, postingRange, recordKey, wordKey, wordPrefixRange } from './keys.js';
+import { KEY_SEP, parsePosting, postingKey, postingRange, recordKey, wordKey, wordPrefixRange } from './keys.js';
 
 /**
- * At most this many dictionary words complete the query's last word, the
- * first in byte order (Lucene's prefix queries cap their expansion alike):
- * a two-letter prefix must not turn one search into thousands of lists.
+ * The agent's words starting with the prefix are read up to this many, in
+ * byte order (Lucene's prefix queries cap their expansion alike): a
+ * two-letter prefix must not turn one search into thousands of lists.
  */
-export const MAX_PREFIX_EXPANSIONS = 50;
+export const MAX_PREFIX_SCAN = 64;
+
+/**
+ * Of those, the prefix completes to the terms of this many most frequent
+ * words, as an autocompleter offers the likeliest words: each completion
+ * is one more list to read in step with the others.
+ */
+export const MAX_COMPLETIONS = 8;
 
 /** An agent's current-fact count holding `term` (its df): 0 when none does. */
 function documentFrequency(ctx: StoreContext, agentId: string, term: string): number {
@@ -31,7 +38,7 @@ function documentFrequency(ctx: StoreContext, agentId: string, term: string): nu
 /** Words of the agent's dictionary starting with `prefix`: the terms they stand for and how many facts hold them. */
 async function completions(ctx: StoreContext, agentId: string, prefix: string): Promise<Array<{ term: string; count: number }>> {
   const entries = await guard(`read the dictionary of agent ${agentId}`, () =>
-    ctx.subs.surf.iterator({ ...wordPrefixRange(agentId, prefix), limit: MAX_PREFIX_EXPANSIONS }).all(),
+    ctx.subs.surf.iterator({ ...wordPrefixRange(agentId, prefix), limit: MAX_PREFIX_SCAN }).all(),
   );
   return entries.map(([key, text]) => {
     const space = text.indexOf(' ');
@@ -52,6 +59,10 @@ function postingSource(ctx: StoreContext, agentId: string, term: string): Postin
     read: (max) =>
       guard(`read the postings of agent ${agentId}`, async () => (await iterator.nextv(max)).map((k) => parsePosting(k, prefixLength))),
     close: () => guard('close a postings iterator', () => iterator.close()),
+    probe: (id, frequency, length) =>
+      readSync(`read the postings of agent ${agentId}`, () =>
+        ctx.subs.post.getSync(postingKey(agentId, term, frequency, length, id)),
+      ) !== undefined,
   };
 }
 
@@ -90,7 +101,10 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   }
   if (query.prefix !== undefined) {
     const exact = query.prefix.term;
-    const found = (await completions(ctx, p.agentId, query.prefix.surface)).filter((c) => c.term !== exact);
+    const found = (await completions(ctx, p.agentId, query.prefix.surface))
+      .filter((c) => c.term !== exact)
+      .sort((a, b) => b.count - a.count)
+      .slice(0, MAX_COMPLETIONS);
     // Facts holding a completion: at most the sum (a fact may hold two), never more than all.
     const prefixDf = Math.min(n, found.reduce((sum, c) => sum + c.count, 0));
     if (prefixDf > 0) {
