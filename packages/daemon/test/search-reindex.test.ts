@@ -1,0 +1,115 @@
+// The index kept by each write equals the index built from the facts at
+// open: after adds, duplicates, updates, deletes and an import, a store whose
+// index is missing or from another analysis (`!meta!index` differs), with
+// its counters in the old `{facts, checkpoints}` form, is reindexed at open
+// into exactly the same keys, and searches answer as before.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { Level } from 'level';
+import type { MemoryStore } from '@memoryd/daemon';
+import { openTempStore, reopen, useStoreCleanup } from './helpers/store.js';
+
+useStoreCleanup();
+
+const INDEX_SUBLEVELS = ['!post!', '!term!', '!surf!', '!stats!'];
+const QUERIES = ['deploy', 'postgres version', 'alice', 'kebab-c', 'the', 'friday checklist', 'deployi', 'v2.3'];
+
+/** Every key and value of the index sublevels and the counters, read raw. */
+async function indexEntries(dataDir: string): Promise<Array<[string, string]>> {
+  const db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  await db.open();
+  try {
+    return (await db.iterator().all()).filter(([k]) => INDEX_SUBLEVELS.some((p) => k.startsWith(p)));
+  } finally {
+    await db.close();
+  }
+}
+
+/** Makes the store look as if written before the index: no index, old counters, no version. */
+async function dropIndex(dataDir: string): Promise<void> {
+  const db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  await db.open();
+  try {
+    const ops: Array<{ type: 'del'; key: string } | { type: 'put'; key: string; value: string }> = [];
+    for (const [key, value] of await db.iterator().all()) {
+      if (key.startsWith('!post!') || key.startsWith('!term!') || key.startsWith('!surf!')) ops.push({ type: 'del', key });
+      if (key.startsWith('!stats!')) {
+        const { facts, checkpoints } = JSON.parse(value) as { facts: number; checkpoints: number };
+        ops.push({ type: 'put', key, value: JSON.stringify({ facts, checkpoints }) });
+      }
+    }
+    ops.push({ type: 'put', key: '!meta!index', value: 'postings 0, analysis 0' });
+    await db.batch(ops);
+  } finally {
+    await db.close();
+  }
+}
+
+async function answers(store: MemoryStore): Promise<string[][]> {
+  const out: string[][] = [];
+  for (const agentId of ['a', 'b']) {
+    for (const query of QUERIES) out.push((await store.searchFacts({ agentId, query })).facts.map((f) => `${f.id} ${f.score}`));
+  }
+  return out;
+}
+
+describe('reindexing at open', () => {
+  test('rebuilds exactly the index that the writes kept, and searches answer the same', async () => {
+    const { store, dataDir } = await openTempStore();
+    const texts = [
+      'Deploy checklist for Friday: run the migrations first',
+      'The project uses PostgreSQL 15; version pinned in docker-compose.yml',
+      'Alice prefers kebab-case file names',
+      'Deploying v2.3 broke the login page',
+      'friday checklist',
+      'The who played on Friday',
+    ];
+    const ids: string[] = [];
+    for (const [i, content] of texts.entries()) {
+      for (const agentId of ['a', 'b']) {
+        const r = await store.addFact({ agentId, content, ...(i % 2 === 0 ? { tags: ['Ops', 'deploying'] } : {}) });
+        if (agentId === 'a') ids.push(r.factId);
+      }
+    }
+    await store.addFact({ agentId: 'a', content: texts[0]! });
+    await store.reflect({ agentId: 'a', factId: ids[1]!, action: 'update', content: 'The project moved to PostgreSQL 16' });
+    await store.reflect({ agentId: 'a', factId: ids[2]!, action: 'delete' });
+    await store.reflect({ agentId: 'a', factId: ids[3]!, action: 'update', content: texts[4]! });
+    await store.importRecords({
+      records: [{ type: 'fact', agentId: 'b', id: '01J0000000000000000000000A', content: 'Imported: alice deploys on friday', createdAt: '2024-06-01T00:00:00.000Z' }],
+    });
+    await store.saveCheckpoint({ agentId: 'c', state: { step: 1 } });
+    const before = await answers(store);
+    assert.ok(before.some((a) => a.length > 0));
+    await store.close();
+    const kept = await indexEntries(dataDir);
+    assert.ok(kept.some(([k]) => k.startsWith('!post!')));
+
+    await dropIndex(dataDir);
+    const rebuilt = await reopen(store, dataDir);
+    assert.deepEqual(await answers(rebuilt), before);
+    assert.deepEqual((await rebuilt.listAgents({})).agents, [
+      { agentId: 'a', facts: 4, checkpoints: 0 },
+      { agentId: 'b', facts: 7, checkpoints: 0 },
+      { agentId: 'c', facts: 0, checkpoints: 1 },
+    ]);
+    await rebuilt.close();
+    assert.deepEqual(await indexEntries(dataDir), kept);
+  });
+
+  test('a store already indexed by this analysis opens without rebuilding', async () => {
+    const { store, dataDir } = await openTempStore();
+    await store.addFact({ agentId: 'a', content: 'one fact' });
+    await store.close();
+    const db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    await db.open();
+    // A posting the writes never made: a rebuild would drop it.
+    const stray = (await db.keys().all()).find((k) => k.startsWith('!post!'))!;
+    await db.put(`${stray.slice(0, -1)}Z`, '');
+    await db.close();
+    await (await reopen(store, dataDir)).close();
+    const after = await indexEntries(dataDir);
+    assert.ok(after.some(([k]) => k === `${stray.slice(0, -1)}Z`), 'the index was left as it was');
+  });
+});
