@@ -5,14 +5,5 @@
 export { type AnalysedQuery, type AnalysedTerm, analyze, analyzeQuery } from './analyze.js';
 export { B, K1, PREFIX_WEIGHT, type QueryModel, idf, saturation, scoreDoc } from './bm25.js';
 export { type DocTerms, TAG_WEIGHT, docTerms } from './doc-terms.js';
-export {
-  type Hit,
-  MAX_LISTS,
-  type Posting,
-  type PostingSource,
-  type TopKOptions,
-  type WeightedList,
-  mergeSources,
-  postingBefore,
-  topK,
-} from './top-k.js';
+export { type Posting, type PostingSource, type WeightedList, mergeSources, postingBefore } from './postings.js';
+export { type Hit, MAX_LISTS, type TopKOptions, topK } from './top-k.js';

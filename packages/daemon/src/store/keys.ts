@@ -1,6 +1,6 @@
 import { Limits } from '@memoryd/protocol';
 import { decodeError, invalidParams } from '../errors.js';
-import type { Posting } from '../search/top-k.js';
+import type { Posting } from '../search/postings.js';
 
 /*
  * Key layout (LayoutVersion 1). Every record lives in one sublevel; a
