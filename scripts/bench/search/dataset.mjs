@@ -1,0 +1,78 @@
+// The bench's scales and the stream of admin.import records for one of
+// them: which agent each fact belongs to, its id (ULID) and createdAt.
+// Agents' facts are interleaved in time, as a user's agents write them, and
+// ids increase strictly with createdAt across the whole stream.
+
+import { FactTextGenerator, WordStock } from './corpus.mjs';
+import { deriveSeed, mulberry32 } from './random.mjs';
+import { ulid } from './ulid.mjs';
+
+/** The agent every scale searches. */
+export const SEARCHED_AGENT = 'bench-main';
+
+/**
+ * A scale: the searched agent's fact count, plus `others` agents of
+ * `perOther` facts each (the 1M scale: 100 × 9,000 + 100,000).
+ * @typedef {{name: string, searched: number, others: number, perOther: number, total: number}} Scale
+ */
+
+/** @type {Record<string, Scale>} */
+export const SCALES = {
+  '10k': { name: '10k', searched: 10_000, others: 0, perOther: 0, total: 10_000 },
+  '100k': { name: '100k', searched: 100_000, others: 0, perOther: 0, total: 100_000 },
+  '1m': { name: '1m', searched: 100_000, others: 100, perOther: 9_000, total: 1_000_000 },
+};
+
+/** The id of the i-th other agent: bench-000 … bench-099. */
+export const otherAgentId = (i) => `bench-${String(i).padStart(3, '0')}`;
+
+/** createdAt of the first fact: the stream then spans one year, as a year of an agent's use. */
+const START_MS = Date.UTC(2025, 0, 1);
+const SPAN_MS = 365 * 24 * 3600 * 1000;
+
+/**
+ * A fact as the bench keeps it to draw queries from and to feed
+ * server-memory: its id and text.
+ * @typedef {{id: string, content: string}} KeptFact
+ */
+
+/**
+ * Yields the scale's facts as admin.import records, `batchSize` at a time.
+ * The searched agent's facts are also pushed to `kept` (for the queries and
+ * for server-memory), so the caller never holds the whole corpus.
+ * @param {Scale} scale
+ * @param {{seed: number, batchSize: number, kept: KeptFact[]}} options
+ * @returns {Generator<object[]>}
+ */
+export function* importBatches(scale, { seed, batchSize, kept }) {
+  const stock = new WordStock(seed);
+  const searched = new FactTextGenerator(stock, seed, SEARCHED_AGENT);
+  const others = Array.from({ length: scale.others }, (_, i) => new FactTextGenerator(stock, seed, otherAgentId(i)));
+  const idRand = mulberry32(deriveSeed(seed, `ids:${scale.name}`));
+  // Strictly increasing times give strictly increasing ULIDs.
+  const stepMs = Math.max(1, Math.floor(SPAN_MS / scale.total));
+  let searchedSoFar = 0;
+  let nextOther = 0;
+  let batch = [];
+  for (let i = 0; i < scale.total; i++) {
+    // Spread the searched agent's facts evenly through the stream
+    // (Bresenham): record i is its when the running share steps up.
+    const isSearched = Math.floor(((i + 1) * scale.searched) / scale.total) > searchedSoFar;
+    const agentId = isSearched ? SEARCHED_AGENT : otherAgentId(nextOther);
+    const generator = isSearched ? searched : /** @type {FactTextGenerator} */ (others[nextOther]);
+    if (isSearched) searchedSoFar++;
+    else nextOther = (nextOther + 1) % scale.others;
+    const timeMs = START_MS + i * stepMs;
+    const id = ulid(timeMs, idRand);
+    const { content, tags } = generator.next();
+    const record = { type: 'fact', agentId, id, content, createdAt: new Date(timeMs).toISOString() };
+    if (tags !== undefined) record.tags = tags;
+    if (isSearched) kept.push({ id, content });
+    batch.push(record);
+    if (batch.length === batchSize) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
+}

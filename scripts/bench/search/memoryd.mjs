@@ -1,0 +1,226 @@
+// memoryd's side of the search bench: start a daemon on a data dir, load a
+// scale through admin.import, read its RSS and store size, time searches
+// one at a time, and time a cold start to the first answered search.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startNode, stopChild, waitForSocket } from '../children.mjs';
+import { connect } from '../ndjson-client.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+/** The committed entry point, as users start the daemon. */
+export const DAEMON_BIN = path.resolve(here, '../../../packages/daemon/bin/memoryd.js');
+
+/** Bound on one admin.import call of 1,000 records, ms: generous, a slow batch is a figure, not a failure. */
+const IMPORT_TIMEOUT_MS = 120_000;
+/** Bound on one search, ms: a daemon that scans 100,000 facts takes about a second. */
+const SEARCH_TIMEOUT_MS = 60_000;
+/** Bound on a daemon's exit after daemon.shutdown, ms (DESIGN.md: within 5 s). */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
+/** Bound on a cold start to its first answer, ms: far above the 500 ms target, so a slow start is measured, not cut. */
+const COLD_START_TIMEOUT_MS = 60_000;
+/** How often the cold-start probe retries connecting, ms. */
+const POLL_MS = 2;
+
+/** The compiled code a daemon runs: its own package's and the protocol's. */
+const BUILD_DIRS = [
+  path.resolve(here, '../../../packages/daemon/dist'),
+  path.resolve(here, '../../../packages/protocol/dist'),
+];
+
+/**
+ * A fingerprint of the daemon's build: the newest mtime and the count of
+ * the compiled files. A rebuild between a load and a cold start would
+ * time a different daemon (one that may even rebuild its index at open),
+ * so the bench compares this before every spawn.
+ */
+export function buildFingerprint() {
+  let newest = 0;
+  let files = 0;
+  const walk = (dir) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        files++;
+        newest = Math.max(newest, fs.statSync(full).mtimeMs);
+      }
+    }
+  };
+  for (const dir of BUILD_DIRS) walk(dir);
+  return `${files} files, newest ${new Date(newest).toISOString()}`;
+}
+
+/**
+ * Throws when the daemon's build is not the one the run started with.
+ * @param {string} expected the fingerprint taken at the start
+ * @param {string} when what was about to happen, for the message
+ */
+export function assertSameBuild(expected, when) {
+  const now = buildFingerprint();
+  if (now !== expected) {
+    throw new Error(`the daemon was rebuilt during the run (${expected} -> ${now}); stopped before ${when}, since the figures would mix two builds`);
+  }
+}
+
+/**
+ * Starts memoryd on `socketPath` and `dataDir` (sync writes, the default)
+ * and waits until it accepts connections.
+ * @param {string} socketPath
+ * @param {string} dataDir
+ * @param {string} label for messages
+ */
+export async function startDaemon(socketPath, dataDir, label) {
+  const child = startNode(`memoryd (${label})`, daemonArgs(socketPath, dataDir));
+  await waitForSocket(child, socketPath, 60_000);
+  return child;
+}
+
+/** @param {string} socketPath @param {string} dataDir */
+function daemonArgs(socketPath, dataDir) {
+  return [DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'warn'];
+}
+
+/**
+ * The resident set size of process `pid`, in bytes (VmRSS of
+ * /proc/PID/status, Linux). NaN where /proc is missing.
+ * @param {number} pid
+ */
+export function rssBytes(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1];
+    return kb === undefined ? NaN : Number(kb) * 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * The bytes of every file under `dir`, like `du --apparent-size -s`.
+ * @param {string} dir
+ */
+export function treeBytes(dir) {
+  let total = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += treeBytes(full);
+    else if (entry.isFile()) total += fs.statSync(full).size;
+  }
+  return total;
+}
+
+/**
+ * Imports every batch through one connection with `inFlight` calls
+ * outstanding, and reports progress every 2 s. Fails on any rejected or
+ * skipped record: the data dir is fresh, so either means the bench and the
+ * daemon disagree, and the figures would be wrong.
+ * @param {import('../ndjson-client.mjs').NdjsonClient} client
+ * @param {Iterator<object[]>} batches
+ * @param {{total: number, inFlight: number, progress: (line: string) => void}} options
+ * @returns {Promise<{imported: number, ms: number}>}
+ */
+export async function importAll(client, batches, { total, inFlight, progress }) {
+  const startedAt = performance.now();
+  let imported = 0;
+  let reportedAt = startedAt;
+  const worker = async () => {
+    for (let next = batches.next(); next.done !== true; next = batches.next()) {
+      const records = next.value;
+      const result = await client.request('admin.import', { records }, { timeoutMs: IMPORT_TIMEOUT_MS });
+      if (result.rejected.length > 0 || result.skipped !== 0 || result.imported !== records.length) {
+        const first = result.rejected[0];
+        throw new Error(
+          `admin.import took ${result.imported} of ${records.length} records (skipped ${result.skipped}, ` +
+            `rejected ${result.rejected.length}${first ? `, e.g. #${first.index}: ${first.reason}` : ''})`,
+        );
+      }
+      imported += records.length;
+      const now = performance.now();
+      if (now - reportedAt >= 2_000) {
+        reportedAt = now;
+        const rate = Math.round(imported / ((now - startedAt) / 1000));
+        progress(`loaded ${imported.toLocaleString('en-US')}/${total.toLocaleString('en-US')} facts (${rate.toLocaleString('en-US')} facts/s)`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return { imported, ms: performance.now() - startedAt };
+}
+
+/**
+ * Sends memory.search one in flight: every `warmup` query untimed first,
+ * then every query of `queries` timed.
+ * @param {import('../ndjson-client.mjs').NdjsonClient} client
+ * @param {string} agentId
+ * @param {{text: string}[]} queries
+ * @param {{warmup: {text: string}[], limit: number}} options
+ * @returns {Promise<{samplesNs: number[], answeredWithFacts: number}>}
+ */
+export async function timeSearches(client, agentId, queries, { warmup, limit }) {
+  const search = (query) => client.request('memory.search', { agentId, query, limit }, { timeoutMs: SEARCH_TIMEOUT_MS });
+  for (const query of warmup) await search(query.text);
+  const samplesNs = [];
+  let answeredWithFacts = 0;
+  for (const query of queries) {
+    const t0 = process.hrtime.bigint();
+    const result = await search(query.text);
+    samplesNs.push(Number(process.hrtime.bigint() - t0));
+    if (!Array.isArray(result?.facts)) throw new Error(`memory.search answered without facts: ${JSON.stringify(result).slice(0, 200)}`);
+    if (result.facts.length > 0) answeredWithFacts++;
+  }
+  return { samplesNs, answeredWithFacts };
+}
+
+/**
+ * Stops a daemon with daemon.shutdown and waits (bounded) for its exit;
+ * falls back to SIGTERM, then SIGKILL.
+ * @param {import('../ndjson-client.mjs').NdjsonClient} client
+ * @param {import('../children.mjs').Child} child
+ */
+export async function shutdownDaemon(client, child) {
+  await client.request('daemon.shutdown', {}).catch(() => {});
+  await client.close();
+  let timer;
+  const timedOut = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), SHUTDOWN_TIMEOUT_MS);
+  });
+  const exit = await Promise.race([child.exited, timedOut]);
+  clearTimeout(timer);
+  if (exit === 'timeout') await stopChild(child);
+}
+
+/**
+ * Spawns a daemon on an existing data dir and times it from spawn to the
+ * first socket accept and to the first successful memory.search answer,
+ * probing the socket every 2 ms. Resolves with the running child and its
+ * open connection.
+ * @param {string} socketPath
+ * @param {string} dataDir
+ * @param {{agentId: string, query: string, label: string}} probe
+ */
+export async function coldStart(socketPath, dataDir, { agentId, query, label }) {
+  const t0 = performance.now();
+  const child = startNode(`memoryd (${label}, cold start)`, daemonArgs(socketPath, dataDir));
+  const deadline = t0 + COLD_START_TIMEOUT_MS;
+  let client;
+  for (;;) {
+    if (child.done) throw new Error(`memoryd (${label}) exited during its cold start:\n${child.stderrTail.join('\n')}`);
+    if (performance.now() > deadline) {
+      throw new Error(`memoryd (${label}) did not accept a connection within ${COLD_START_TIMEOUT_MS} ms; its stderr:\n${child.stderrTail.join('\n') || '(empty)'}`);
+    }
+    try {
+      client = await connect(socketPath, { connectTimeoutMs: 1_000, requestTimeoutMs: COLD_START_TIMEOUT_MS });
+      break;
+    } catch {
+      // ENOENT / ECONNREFUSED until the daemon listens.
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  }
+  const acceptMs = performance.now() - t0;
+  const result = await client.request('memory.search', { agentId, query, limit: 10 });
+  const answerMs = performance.now() - t0;
+  if (!Array.isArray(result?.facts)) throw new Error('cold-start search answered without facts');
+  return { child, client, acceptMs, answerMs, facts: result.facts.length };
+}

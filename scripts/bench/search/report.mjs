@@ -1,0 +1,105 @@
+// Issue 4's targets judged on the search bench's figures, and the text
+// report: one table for load, size, RSS and cold start, one for search
+// latency, one for server-memory, then the targets with PASS/FAIL/n/a.
+
+import { formatTable } from '../stats.mjs';
+
+/** Megabytes as the targets count them: 10^6 bytes (stricter than MiB). */
+const MB = 1e6;
+
+/**
+ * Issue 4's performance targets. A target whose scale was not run is n/a
+ * (`pass` null).
+ * @param {any[]} scales memoryd results, by scale
+ * @param {any[]} serverMemory server-memory results, by scale
+ */
+export function judge(scales, serverMemory) {
+  const at = (name) => scales.find((s) => s.scale === name);
+  const s100k = at('100k');
+  const s1m = at('1m');
+  const sm10k = serverMemory.find((s) => s.scale === '10k' && s.skipped === undefined);
+  const rss1m = s1m ? Math.max(s1m.rssBytes.afterLoad, s1m.rssBytes.afterSearch, s1m.rssBytes.coldAfterFirstAnswer) / MB : null;
+  return [
+    { target: 'search p50 at 100,000 facts (one agent)', value: s100k?.search.p50Ms ?? null, unit: 'ms', op: '<=', limit: 2, needs: '--scales with 100k' },
+    { target: 'search p99 at 100,000 facts (one agent)', value: s100k?.search.p99Ms ?? null, unit: 'ms', op: '<=', limit: 10, needs: '--scales with 100k' },
+    { target: 'daemon start to first answered search, 1,000,000 facts (median)', value: s1m?.coldStart.firstAnswerMs ?? null, unit: 'ms', op: '<=', limit: 500, needs: '--scales with 1m' },
+    { target: 'daemon RSS with 1,000,000 facts (max of after load, after search, cold)', value: rss1m, unit: 'MB', op: '<=', limit: 250, needs: '--scales with 1m' },
+    { target: 'server-memory search_nodes p50 / memoryd p50, 10,000 facts', value: sm10k?.p50Ratio ?? null, unit: 'x', op: '>=', limit: 100, needs: '--scales with 10k, server-memory run' },
+  ].map((t) => ({ ...t, pass: t.value === null || Number.isNaN(t.value) ? null : t.op === '<=' ? t.value <= t.limit : t.value >= t.limit }));
+}
+
+const fixed = (v, digits) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toFixed(digits));
+const int = (v) => Math.round(v).toLocaleString('en-US');
+const mb = (bytes) => fixed(bytes / MB, 1);
+const pct = (part, whole) => `${((100 * part) / whole).toFixed(1)}%`;
+
+/**
+ * The text report.
+ * @param {{meta: any, scales: any[], serverMemory: any[], targets: any[]}} doc
+ */
+export function formatReport({ meta, scales, serverMemory, targets }) {
+  const out = [
+    `memoryd ${meta.daemonVersion ?? '?'} (commit ${meta.commit}), node ${meta.node}, ${meta.cpus} CPU(s); seed ${meta.seed}; ` +
+      `${meta.queries} timed queries per scale after ${meta.warmup} warm-up, limit ${meta.limit}, one request in flight`,
+    '',
+    `load, size and start (each scale on its own fresh data dir; MB = 10^6 bytes; cold start: median of ${meta.coldStarts} runs):`,
+    formatTable(
+      ['scale', 'facts', 'agents', 'load s', 'facts/s', 'store MB', 'RSS load MB', 'RSS search MB', 'RSS cold MB', 'accept ms', 'first answer ms', 'max ms'],
+      scales.map((s) => [
+        s.scale, int(s.facts), s.agents, fixed(s.load.ms / 1000, 1), int(s.load.factsPerSecond), mb(s.storeBytes),
+        mb(s.rssBytes.afterLoad), mb(s.rssBytes.afterSearch), mb(s.rssBytes.coldAfterFirstAnswer),
+        fixed(s.coldStart.acceptMs, 1), fixed(s.coldStart.firstAnswerMs, 1), fixed(s.coldStart.maxFirstAnswerMs, 1),
+      ]),
+    ),
+    '',
+    `memory.search through the socket (agent ${meta.searchedAgent}; queries: 1-3 words of its own facts, ~20% with the last word cut short):`,
+    formatTable(
+      ['scale', 'agent facts', 'queries', 'prefix', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
+      scales.map((s) => [
+        s.scale, int(s.searchedFacts), s.search.count, s.search.prefixQueries, pct(s.search.answeredWithFacts, s.search.count),
+        fixed(s.search.meanMs, 3), fixed(s.search.p50Ms, 3), fixed(s.search.p99Ms, 3), fixed(s.search.maxMs, 3),
+      ]),
+    ),
+    '',
+    'memory.search by kind of query (prefix: the last word cut short):',
+    formatTable(
+      ['scale', 'kind', 'queries', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
+      scales.flatMap((s) =>
+        Object.entries(s.search.byKind).map(([kind, k]) => [
+          s.scale, kind, k.count, fixed(k.meanMs, 3), fixed(k.p50Ms, 3), fixed(k.p99Ms, 3), fixed(k.maxMs, 3),
+        ]),
+      ),
+    ),
+  ];
+  if (serverMemory.length > 0) {
+    out.push(
+      '',
+      '@modelcontextprotocol/server-memory search_nodes (same texts as entities, same queries; MCP over stdio, one in flight):',
+      formatTable(
+        ['scale', 'texts', 'load s', 'queries', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'p50 ÷ memoryd', 'p99 ÷ memoryd'],
+        serverMemory.map((s) =>
+          s.skipped !== undefined
+            ? [s.scale, int(s.texts), fixed(s.loadMs / 1000, 1), '-', '-', '-', '-', '-', '-', '-']
+            : [
+                s.scale, int(s.texts), fixed(s.loadMs / 1000, 1), s.search.count, pct(s.search.answeredWithEntities, s.search.count),
+                fixed(s.search.meanMs, 3), fixed(s.search.p50Ms, 3), fixed(s.search.p99Ms, 3), `${fixed(s.p50Ratio, 1)}x`, `${fixed(s.p99Ratio, 1)}x`,
+              ],
+        ),
+      ),
+    );
+    for (const s of serverMemory) {
+      if (s.skipped !== undefined) out.push(`  ${s.scale}: skipped: ${s.skipped}`);
+      else {
+        out.push(`  ${s.scale}: search_nodes answers with every match: up to ${int(s.search.maxEntities)} entities per query here`);
+        if (s.search.cutShortByBudget) out.push(`  ${s.scale}: search stopped at its time budget after the first ${s.search.count} queries`);
+      }
+    }
+  }
+  out.push('', 'targets (issue 4):');
+  for (const t of targets) {
+    const limit = `target ${t.op} ${t.limit.toLocaleString('en-US')} ${t.unit}`;
+    if (t.pass === null) out.push(`  n/a   ${t.target}: not measured (needs ${t.needs}; ${limit})`);
+    else out.push(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${fixed(t.value, t.unit === 'x' ? 1 : 3)} ${t.unit} (${limit})`);
+  }
+  return out.join('\n');
+}

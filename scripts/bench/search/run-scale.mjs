@@ -1,0 +1,195 @@
+// One scale of the search bench, start to end, on its own fresh data dir:
+// load, RSS, searches, RSS, shutdown, store size, cold start to the first
+// answer (median of a few), and (at 10k, or 100k when asked) server-memory on the same texts.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { connect } from '../ndjson-client.mjs';
+import { percentile } from '../stats.mjs';
+import { SEARCHED_AGENT, importBatches } from './dataset.mjs';
+import { assertSameBuild, coldStart, importAll, rssBytes, shutdownDaemon, startDaemon, timeSearches, treeBytes } from './memoryd.mjs';
+import { drawQueries } from './queries.mjs';
+import { runServerMemory } from './server-memory.mjs';
+
+/** Records per admin.import call: the protocol's maximum (Limits.importMaxRecords). */
+const IMPORT_BATCH = 1_000;
+
+/**
+ * Latency figures of one run of timed requests.
+ * @param {number[]} samplesNs
+ */
+export function latency(samplesNs) {
+  const sorted = Float64Array.from(samplesNs).sort();
+  const sum = samplesNs.reduce((a, b) => a + b, 0);
+  return {
+    count: sorted.length,
+    meanMs: sorted.length === 0 ? NaN : sum / sorted.length / 1e6,
+    p50Ms: percentile(sorted, 50) / 1e6,
+    p99Ms: percentile(sorted, 99) / 1e6,
+    maxMs: sorted.length === 0 ? NaN : /** @type {number} */ (sorted[sorted.length - 1]) / 1e6,
+  };
+}
+
+/** Median of `values` (the mean of the middle two for an even count). */
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? /** @type {number} */ (sorted[mid]) : (/** @type {number} */ (sorted[mid - 1]) + /** @type {number} */ (sorted[mid])) / 2;
+}
+
+/**
+ * Latency per kind of query (whole words by count, and prefix queries), so
+ * a slow p99 can be traced to the queries that make it.
+ * @param {{text: string, prefix: boolean}[]} queries
+ * @param {number[]} samplesNs in the order of `queries`
+ */
+function latencyByKind(queries, samplesNs) {
+  /** @type {Record<string, number[]>} */
+  const groups = { '1 word': [], '2 words': [], '3 words': [], prefix: [] };
+  queries.forEach((q, i) => {
+    const words = q.text.split(' ').length;
+    groups[q.prefix ? 'prefix' : words === 1 ? '1 word' : `${words} words`]?.push(/** @type {number} */ (samplesNs[i]));
+  });
+  return Object.fromEntries(Object.entries(groups).map(([kind, samples]) => [kind, latency(samples)]));
+}
+
+/**
+ * Runs memoryd on `scale` in `root/<scale>` and returns its figures, the
+ * searched agent's facts and the timed and warm-up queries (for server-memory).
+ * @param {import('./dataset.mjs').Scale} scale
+ * @param {{seed: number, queries: number, warmup: number, limit: number, inFlight: number, coldStarts: number, keep: boolean,
+ *   build: string}} opts `build`: the daemon's build fingerprint at the start of the run
+ * @param {string} root
+ * @param {(line: string) => void} progress
+ */
+export async function runMemoryd(scale, opts, root, progress) {
+  const dir = path.join(root, scale.name);
+  const dataDir = path.join(dir, 'data');
+  const socketPath = path.join(dir, 'memoryd.sock');
+  fs.mkdirSync(dir, { recursive: true });
+  const say = (line) => progress(`${scale.name}: ${line}`);
+
+  assertSameBuild(opts.build, `starting memoryd for ${scale.name}`);
+  say(`starting memoryd on a fresh data dir (${dataDir})`);
+  const child = await startDaemon(socketPath, dataDir, scale.name);
+  const client = await connect(socketPath);
+  const hello = await client.request('daemon.hello', { client: 'memoryd-bench-search' });
+
+  /** @type {import('./dataset.mjs').KeptFact[]} */
+  const kept = [];
+  say(`loading ${scale.total.toLocaleString('en-US')} facts with admin.import (${IMPORT_BATCH} per call, ${opts.inFlight} in flight)`);
+  const batches = importBatches(scale, { seed: opts.seed, batchSize: IMPORT_BATCH, kept });
+  const load = await importAll(client, batches, { total: scale.total, inFlight: opts.inFlight, progress: say });
+  const status = await client.request('daemon.status', {});
+  if (status.facts !== scale.total) throw new Error(`daemon.status counts ${status.facts} facts after loading ${scale.total}`);
+  const rssAfterLoad = rssBytes(child.pid);
+  say(`loaded in ${(load.ms / 1000).toFixed(1)} s (${Math.round(load.imported / (load.ms / 1000)).toLocaleString('en-US')} facts/s)`);
+
+  const queries = drawQueries(kept, opts.queries, opts.seed);
+  // A stream of its own, so no timed query is one the daemon just answered.
+  const warmup = drawQueries(kept, opts.warmup, opts.seed, 'warm-up');
+  say(`searching: ${warmup.length} warm-up, then ${queries.length} timed queries, one in flight`);
+  const searchStart = performance.now();
+  const searched = await timeSearches(client, SEARCHED_AGENT, queries, { warmup, limit: opts.limit });
+  const rssAfterSearch = rssBytes(child.pid);
+  const search = latency(searched.samplesNs);
+  say(`searched in ${((performance.now() - searchStart) / 1000).toFixed(1)} s: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms`);
+
+  await shutdownDaemon(client, child);
+
+  say(`cold start ×${opts.coldStarts}: spawning memoryd on the same data dir, polling its socket every 2 ms`);
+  const colds = [];
+  for (let i = 0; i < opts.coldStarts; i++) {
+    // A different probe each time, so no run answers from the last one's warm blocks alone.
+    const probe = /** @type {{text: string}} */ (queries[i % queries.length]).text;
+    assertSameBuild(opts.build, `the cold start of ${scale.name}`);
+    const run = await coldStart(socketPath, dataDir, { agentId: SEARCHED_AGENT, query: probe, label: scale.name });
+    const rss = rssBytes(run.child.pid);
+    await shutdownDaemon(run.client, run.child);
+    colds.push({ acceptMs: run.acceptMs, firstAnswerMs: run.answerMs, rssBytes: rss, probe, probeFacts: run.facts });
+  }
+  const cold = {
+    runs: colds,
+    acceptMs: median(colds.map((c) => c.acceptMs)),
+    firstAnswerMs: median(colds.map((c) => c.firstAnswerMs)),
+    maxFirstAnswerMs: Math.max(...colds.map((c) => c.firstAnswerMs)),
+  };
+  const rssCold = Math.max(...colds.map((c) => c.rssBytes));
+  say(`cold start: median accept ${cold.acceptMs.toFixed(1)} ms, first answer ${cold.firstAnswerMs.toFixed(1)} ms ` +
+    `(runs: ${colds.map((c) => c.firstAnswerMs.toFixed(1)).join(', ')} ms)`);
+  // Measured at rest, once the last daemon on it has stopped: right after
+  // the load, LevelDB's write-ahead log still holds what a reopen turns
+  // into tables, and background compaction may be running.
+  const storeBytes = treeBytes(path.join(dataDir, 'store'));
+
+  if (!opts.keep) fs.rmSync(dir, { recursive: true, force: true });
+  return {
+    result: {
+      scale: scale.name,
+      facts: scale.total,
+      agents: 1 + scale.others,
+      searchedFacts: scale.searched,
+      daemonVersion: hello.daemonVersion,
+      load: { ms: load.ms, factsPerSecond: load.imported / (load.ms / 1000) },
+      storeBytes,
+      rssBytes: { afterLoad: rssAfterLoad, afterSearch: rssAfterSearch, coldAfterFirstAnswer: rssCold },
+      coldStart: cold,
+      search: {
+        ...search,
+        answeredWithFacts: searched.answeredWithFacts,
+        prefixQueries: queries.filter((q) => q.prefix).length,
+        byKind: latencyByKind(queries, searched.samplesNs),
+      },
+      dataDir: opts.keep ? dataDir : undefined,
+    },
+    kept,
+    queries,
+    warmup,
+  };
+}
+
+/**
+ * server-memory on the searched agent's texts of a scale, with the same
+ * queries; figures and ratios to memoryd's.
+ * @param {string} scaleName
+ * @param {import('./dataset.mjs').KeptFact[]} kept
+ * @param {{text: string}[]} queries
+ * @param {{text: string}[]} warmupQueries memoryd's warm-up queries; server-memory gets the first 20
+ * @param {{loadBudgetMs: number, searchBudgetMs: number}} opts
+ * @param {{p50Ms: number, p99Ms: number}} memoryd the same scale's search figures
+ * @param {string} root
+ * @param {(line: string) => void} progress
+ */
+export async function runServerMemoryScale(scaleName, kept, queries, warmupQueries, opts, memoryd, root, progress) {
+  const say = (line) => progress(`${scaleName}: ${line}`);
+  const memoryFile = path.join(root, `server-memory-${scaleName}.jsonl`);
+  say(`server-memory: loading ${kept.length.toLocaleString('en-US')} entities with create_entities (1,000 per call)`);
+  // Fewer warm-up calls than memoryd's: each reads and parses its whole file.
+  const warmup = warmupQueries.slice(0, 20);
+  let run;
+  try {
+    run = await runServerMemory(kept, queries, { memoryFile, warmup, loadBudgetMs: opts.loadBudgetMs, searchBudgetMs: opts.searchBudgetMs, progress });
+  } catch (err) {
+    // The comparison subject failing is a finding to print, not a reason
+    // to throw away memoryd's figures; its target is then n/a.
+    const reason = `failed: ${err instanceof Error ? err.message : String(err)}`;
+    say(`server-memory: ${reason}`);
+    return { scale: scaleName, texts: kept.length, skipped: reason, loadMs: NaN };
+  } finally {
+    fs.rmSync(memoryFile, { force: true });
+  }
+  if (run.skipped !== undefined) {
+    say(`server-memory: skipped, ${run.skipped}`);
+    return { scale: scaleName, texts: kept.length, skipped: run.skipped, loadMs: run.loadMs };
+  }
+  const search = latency(run.samplesNs);
+  say(`server-memory: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms over ${search.count} queries`);
+  return {
+    scale: scaleName,
+    texts: kept.length,
+    loadMs: run.loadMs,
+    search: { ...search, answeredWithEntities: run.answeredWithEntities, maxEntities: run.maxEntities, cutShortByBudget: run.searchCutShort },
+    p50Ratio: search.p50Ms / memoryd.p50Ms,
+    p99Ratio: search.p99Ms / memoryd.p99Ms,
+  };
+}
