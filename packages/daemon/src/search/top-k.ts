@@ -20,7 +20,7 @@ export interface TopKOptions {
   maxReads?: number;
 }
 
-const DEFAULTS: Required<TopKOptions> = { maxPostings: 6000, maxReads: 64 };
+const DEFAULTS: Required<TopKOptions> = { maxPostings: 3000, maxReads: 64 };
 
 /** Float sums of the same parts in another order may differ in the last bits. */
 const SLACK = 1 + 1e-9;

@@ -4,6 +4,7 @@ import { decodeTime, monotonicFactory } from 'ulid';
 import { DaemonError, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AgentLock } from './agent-lock.js';
+import type { PostingCache } from '../search/posting-cache.js';
 import type { AgentCounters } from './counters.js';
 import type { GroupCommit } from './group-commit.js';
 import { SublevelNames } from './keys.js';
@@ -58,6 +59,8 @@ export interface StoreContext {
   logger: Logger;
   /** Every agent's counters and the totals, kept exact in memory. */
   counters: AgentCounters;
+  /** Heads of recently read posting lists (search/posting-cache.ts). */
+  postings: PostingCache;
   /** A new ULID and its creation time (the same millisecond). */
   newId(): { id: string; createdAt: string };
 }

@@ -72,6 +72,7 @@ export class IndexEdits {
       const key = postingKey(agentId, term, frequency, doc.length, fact.id);
       if (sign > 0) this.#batch.put(this.#subs.post, key, '');
       else this.#batch.del(this.#subs.post, key);
+      this.#batch.touch(agentId, term);
       this.#bump(this.#terms, this.#subs.term, wordKey(agentId, term), sign, undefined);
     }
     for (const [surface, { term }] of doc.surfaces) {

@@ -12,6 +12,10 @@ import type { MemoryStore } from './memory-store.js';
 import { AgentCounters } from './counters.js';
 import { GroupCommit } from './group-commit.js';
 import { ensureIndex } from './index-build.js';
+import { PostingCache } from '../search/posting-cache.js';
+
+/** Postings kept in memory across searches (~100 bytes each): some 30 MB at most. */
+const POSTING_CACHE_SIZE = 300_000;
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -76,6 +80,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
       lock: new AgentLock(),
       logger,
       counters: await AgentCounters.load(subs, logger),
+      postings: new PostingCache(POSTING_CACHE_SIZE),
       newId: idSource(),
     };
     return new LevelMemoryStore(ctx, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs);

@@ -3,7 +3,7 @@ import { decodeError } from '../errors.js';
 import { analyzeQuery } from '../search/analyze.js';
 import { PREFIX_WEIGHT, type QueryModel, idf, scoreDoc } from '../search/bm25.js';
 import { docTerms } from '../search/doc-terms.js';
-import { type PostingSource, type WeightedList, mergeSources } from '../search/postings.js';
+import { type Posting, type PostingSource, type WeightedList, mergeSources } from '../search/postings.js';
 import { MAX_LISTS, topK } from '../search/top-k.js';
 import { type StoredFact, decodeFact } from './codec.js';
 import { type StoreContext, guard, readSync } from './context.js';
@@ -36,12 +36,16 @@ function documentFrequency(ctx: StoreContext, agentId: string, term: string): nu
   return n;
 }
 
+type Completion = { term: string; count: number };
+
 /** Words of the agent's dictionary starting with `prefix`: the terms they stand for and how many facts hold them. */
-async function completions(ctx: StoreContext, agentId: string, prefix: string): Promise<Array<{ term: string; count: number }>> {
+async function completions(ctx: StoreContext, agentId: string, prefix: string, generation: number): Promise<Completion[]> {
+  const cached = ctx.postings.completions<Completion[]>(agentId, prefix);
+  if (cached !== undefined) return cached;
   const entries = await guard(`read the dictionary of agent ${agentId}`, () =>
     ctx.subs.surf.iterator({ ...wordPrefixRange(agentId, prefix), limit: MAX_PREFIX_SCAN }).all(),
   );
-  return entries.map(([key, text]) => {
+  const found = entries.map(([key, text]) => {
     const space = text.indexOf(' ');
     const count = Number(text.slice(0, Math.max(space, 0)));
     if (space <= 0 || !Number.isSafeInteger(count) || count <= 0 || space + 1 >= text.length) {
@@ -49,17 +53,51 @@ async function completions(ctx: StoreContext, agentId: string, prefix: string): 
     }
     return { term: text.slice(space + 1), count };
   });
+  ctx.postings.storeCompletions(agentId, prefix, generation, found);
+  return found;
 }
 
-/** A term's postings, read from LevelDB through a key iterator. */
-function postingSource(ctx: StoreContext, agentId: string, term: string): PostingSource {
-  const range = postingRange(agentId, term);
+/**
+ * A term's postings: first the head the cache holds, then LevelDB through a
+ * key iterator opened only if the search reads past it. What was read is
+ * offered back to the cache when the source closes.
+ */
+function postingSource(ctx: StoreContext, agentId: string, term: string, generation: number): PostingSource {
   const prefixLength = wordKey(agentId, term).length + KEY_SEP.length;
-  const iterator = ctx.subs.post.keys(range);
+  const cached = ctx.postings.list(agentId, term);
+  const read: Posting[] = cached === undefined ? [] : cached.postings.slice();
+  let at = 0;
+  let whole = cached?.whole ?? false;
+  let iterator: { nextv(size: number): Promise<string[]>; close(): Promise<void> } | undefined;
+  const fromStore = async (max: number): Promise<Posting[]> => {
+    if (iterator === undefined) {
+      const range = postingRange(agentId, term);
+      const last = read[read.length - 1];
+      iterator = ctx.subs.post.keys(last === undefined ? range : { gt: postingKey(agentId, term, last.frequency, last.length, last.id), lt: range.lt });
+    }
+    const keys = await iterator.nextv(max);
+    if (keys.length === 0) whole = true;
+    const postings = keys.map((k) => parsePosting(k, prefixLength));
+    for (const p of postings) read.push(p);
+    return postings;
+  };
   return {
     read: (max) =>
-      guard(`read the postings of agent ${agentId}`, async () => (await iterator.nextv(max)).map((k) => parsePosting(k, prefixLength))),
-    close: () => guard('close a postings iterator', () => iterator.close()),
+      guard(`read the postings of agent ${agentId}`, async () => {
+        if (at < read.length) {
+          const out = read.slice(at, at + max);
+          at += out.length;
+          return out;
+        }
+        if (whole) return [];
+        const out = await fromStore(max);
+        at += out.length;
+        return out;
+      }),
+    close: async () => {
+      if (iterator !== undefined) await guard('close a postings iterator', () => iterator!.close());
+      if (read.length > (cached?.postings.length ?? 0)) ctx.postings.storeList(agentId, term, generation, read, whole);
+    },
     probe: (id, frequency, length) =>
       readSync(`read the postings of agent ${agentId}`, () =>
         ctx.subs.post.getSync(postingKey(agentId, term, frequency, length, id)),
@@ -81,6 +119,8 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const stats = ctx.counters.get(p.agentId);
   if (query.terms.length === 0 || stats.facts === 0 || stats.length === 0) return { facts: [] };
   const n = stats.facts;
+  // Before any read: what is read is cached only if no change came meanwhile.
+  const generation = ctx.postings.generation(p.agentId);
   const model: QueryModel & { terms: Array<{ term: string; idf: number }> } = { terms: [], avgLength: stats.length / n };
   const lists: WeightedList[] = [];
   const byTerm = new Map<string, WeightedList>();
@@ -96,13 +136,13 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const rarest = [...model.terms].sort((a, b) => b.idf - a.idf).filter((t) => t !== own);
   const listed = [...(own === undefined ? [] : [own]), ...rarest].slice(0, MAX_LISTS - 1);
   for (const { term, idf: weight } of listed) {
-    const list: WeightedList = { source: postingSource(ctx, p.agentId, term), weight };
+    const list: WeightedList = { source: postingSource(ctx, p.agentId, term, generation), weight };
     lists.push(list);
     byTerm.set(term, list);
   }
   if (query.prefix !== undefined) {
     const exact = query.prefix.term;
-    const found = (await completions(ctx, p.agentId, query.prefix.surface))
+    const found = (await completions(ctx, p.agentId, query.prefix.surface, generation))
       .filter((c) => c.term !== exact)
       .sort((a, b) => b.count - a.count)
       .slice(0, MAX_COMPLETIONS);
@@ -114,7 +154,7 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
       const weight = Math.min(idf(n, prefixDf), idf(n, documentFrequency(ctx, p.agentId, exact)));
       const terms = new Set(found.map((c) => c.term));
       model.prefix = { term: exact, completions: terms, idf: weight };
-      const sources = [...terms].map((term) => postingSource(ctx, p.agentId, term));
+      const sources = [...terms].map((term) => postingSource(ctx, p.agentId, term, generation));
       const completions: WeightedList = { source: mergeSources(sources), weight: PREFIX_WEIGHT * weight };
       lists.push(completions);
       const ownList = byTerm.get(exact);

@@ -14,6 +14,7 @@ export class WriteBatch {
   /** The puts and dels, in order. */
   readonly ops: BatchOp[] = [];
   readonly #deltas = new Map<string, AgentStats>();
+  readonly #touched = new Map<string, Set<string>>();
 
   /** Adds a put of `key` in `sublevel`. */
   put(sublevel: Sublevel, key: string, value: string): void {
@@ -35,6 +36,18 @@ export class WriteBatch {
     d.checkpoints += checkpoints;
     d.length += length;
     this.#deltas.set(agentId, d);
+  }
+
+  /** Records that this batch changes the postings of an agent's term. */
+  touch(agentId: string, term: string): void {
+    let terms = this.#touched.get(agentId);
+    if (terms === undefined) this.#touched.set(agentId, (terms = new Set()));
+    terms.add(term);
+  }
+
+  /** Terms whose postings this batch changes, by agent. */
+  touched(): ReadonlyMap<string, ReadonlySet<string>> {
+    return this.#touched;
   }
 
   /** Agents whose counters this batch moves. */
@@ -70,6 +83,7 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
   if (batch.ops.length === 0) return;
   await guard(what, () => ctx.writer.write(batch.ops));
   for (const [agentId, after] of moved) ctx.counters.set(agentId, after);
+  for (const [agentId, terms] of batch.touched()) ctx.postings.changed(agentId, terms);
 }
 
 /** Every agent's counters, sorted by agentId (the stats keys' order). */
