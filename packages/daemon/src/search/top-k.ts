@@ -48,7 +48,7 @@ const CHECK_EVERY = 64;
 /** Probed frequencies per list, at most: lists are probed only once their head is this low. */
 const MAX_PROBES = 4;
 /** Facts decided by probing at one check, at most (the most likely to enter first). */
-const MAX_RESOLVE = 1024;
+const MAX_RESOLVE = 256;
 
 /**
  * The `k` best facts, best first (ties newest first), as scoring every
