@@ -11,9 +11,9 @@
 import assert from 'node:assert/strict';
 import { after, it } from 'node:test';
 import { AgentList, DaemonStatus, MemoryAdd, MemoryList, MemoryReflect, MemorySearch, type ResultOf } from '@memoryd/protocol';
-import { cleanupAll, type DaemonHandle, startDaemon, withTimeout } from '@memoryd/test-support';
+import { cleanupAll, type DaemonHandle, prng, startDaemon, withTimeout } from '@memoryd/test-support';
 import { connect, type RpcClient } from './helpers/rpc.js';
-import { CrashModel, markersIn, prng, TAG_WORDS, type Version, VOCABULARY, wordsOf } from './helpers/search-crash-model.js';
+import { CrashModel, markersIn, TAG_WORDS, type Version, VOCABULARY, wordsOf } from './helpers/search-crash-model.js';
 import { streamUntilKill } from './helpers/search-crash-stream.js';
 
 after(cleanupAll);

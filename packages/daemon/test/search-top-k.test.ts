@@ -19,18 +19,8 @@ import {
   scoreDoc,
   topK,
 } from '@memoryd/daemon/search';
+import { prng as random } from '@memoryd/test-support';
 
-/** A seeded PRNG (mulberry32): the same facts and queries on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['alpha', 'alphabet', 'alps', 'beta', 'bet', 'gamma', 'delta', 'deploy', 'deployed', 'deploying', 'epsilon', 'zeta', 'eta', 'theta'];
 

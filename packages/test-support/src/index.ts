@@ -13,3 +13,4 @@ export {
 } from './daemon.js';
 export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, terminate } from './processes.js';
 export { canConnect, waitFor, withTimeout } from './wait.js';
+export { prng } from './random.js';

@@ -8,7 +8,8 @@
 // Nth acknowledgement, while the other requests are still in flight.
 import { MemoryAdd, MemoryReflect, type ResultOf } from '@memoryd/protocol';
 import { connect, type RpcClient } from './rpc.js';
-import { type CrashModel, prng, type Version } from './search-crash-model.js';
+import { prng } from '@memoryd/test-support';
+import type { CrashModel, Version } from './search-crash-model.js';
 
 /** Options of {@link streamUntilKill}. */
 export interface StreamOptions {
