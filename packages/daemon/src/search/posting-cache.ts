@@ -1,10 +1,47 @@
 import type { Posting } from './postings.js';
 
-interface Entry {
-  /** The list's first postings, in its order. */
-  postings: Posting[];
-  /** Whether `postings` is the whole list. */
+/** A cached list head as a search reads it: postings made on demand. */
+export interface CachedList {
+  /** How many postings the head holds. */
+  length: number;
+  /** The `i`-th posting of the list. */
+  at(i: number): Posting;
+  /** Whether the head is the whole list. */
   whole: boolean;
+}
+
+/**
+ * A list head packed: the ids in one flat string (ULIDs are 26 characters)
+ * and the numbers in typed arrays, some 34 bytes a posting where posting
+ * objects with their ids cost ~170 and keep the heap large.
+ */
+interface Entry {
+  ids: string;
+  frequencies: Uint16Array;
+  lengths: Uint16Array;
+  whole: boolean;
+}
+
+const ID_LENGTH = 26;
+
+function pack(postings: readonly Posting[], whole: boolean): Entry {
+  const frequencies = new Uint16Array(postings.length);
+  const lengths = new Uint16Array(postings.length);
+  postings.forEach((p, i) => {
+    frequencies[i] = p.frequency;
+    lengths[i] = p.length;
+  });
+  // Flattened, so the cache holds no slices of the keys the ids came from.
+  const ids = postings.map((p) => p.id).join('');
+  return { ids: ids.length > 0 ? `${ids.slice(0, 1)}${ids.slice(1)}` : ids, frequencies, lengths, whole };
+}
+
+function view(e: Entry): CachedList {
+  return {
+    length: e.frequencies.length,
+    at: (i) => ({ id: e.ids.slice(i * ID_LENGTH, (i + 1) * ID_LENGTH), frequency: e.frequencies[i]!, length: e.lengths[i]! }),
+    whole: e.whole,
+  };
 }
 
 /**
@@ -39,29 +76,30 @@ export class PostingCache {
   }
 
   /** The cached head of a term's list, if any (and marks it recently used). */
-  list(agentId: string, term: string): Entry | undefined {
+  list(agentId: string, term: string): CachedList | undefined {
     const key = listKey(agentId, term);
     const entry = this.#lists.get(key);
-    if (entry !== undefined) {
-      this.#lists.delete(key);
-      this.#lists.set(key, entry);
-    }
-    return entry;
+    if (entry === undefined) return undefined;
+    this.#lists.delete(key);
+    this.#lists.set(key, entry);
+    return view(entry);
   }
 
   /** Stores the head of a list read since `generation`, unless the agent changed meanwhile. */
   storeList(agentId: string, term: string, generation: number, postings: Posting[], whole: boolean): void {
     if (generation !== this.generation(agentId) || postings.length > this.maxPostings / 4) return;
+    // Weighted counts fit 16 bits in any fact the limits allow; a list that would not is left uncached.
+    if (postings.some((p) => p.frequency > 0xffff || p.length > 0xffff || p.id.length !== ID_LENGTH)) return;
     const key = listKey(agentId, term);
     const old = this.#lists.get(key);
-    if (old !== undefined && old.postings.length >= postings.length) return;
+    if (old !== undefined && old.frequencies.length >= postings.length) return;
     this.#drop(key);
-    this.#lists.set(key, { postings, whole });
+    this.#lists.set(key, pack(postings, whole));
     this.#size += postings.length;
     for (const [k, e] of this.#lists) {
       if (this.#size <= this.maxPostings) break;
       this.#lists.delete(k);
-      this.#size -= e.postings.length;
+      this.#size -= e.frequencies.length;
     }
   }
 
@@ -85,7 +123,7 @@ export class PostingCache {
     const e = this.#lists.get(key);
     if (e === undefined) return;
     this.#lists.delete(key);
-    this.#size -= e.postings.length;
+    this.#size -= e.frequencies.length;
   }
 }
 

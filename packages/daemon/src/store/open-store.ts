@@ -14,8 +14,8 @@ import { GroupCommit } from './group-commit.js';
 import { ensureIndex } from './index-build.js';
 import { PostingCache } from '../search/posting-cache.js';
 
-/** Postings kept in memory across searches (~150 bytes each with their ids): some 10 MB at most. */
-const POSTING_CACHE_SIZE = 60_000;
+/** Postings kept in memory across searches, packed (~34 bytes each): some 10 MB at most. */
+const POSTING_CACHE_SIZE = 300_000;
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {

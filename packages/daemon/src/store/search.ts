@@ -65,28 +65,31 @@ async function completions(ctx: StoreContext, agentId: string, prefix: string, g
 function postingSource(ctx: StoreContext, agentId: string, term: string, generation: number): PostingSource {
   const prefixLength = wordKey(agentId, term).length + KEY_SEP.length;
   const cached = ctx.postings.list(agentId, term);
-  const read: Posting[] = cached === undefined ? [] : cached.postings.slice();
+  const head = cached?.length ?? 0;
+  // Postings read from the store, after the cached head.
+  const more: Posting[] = [];
   let at = 0;
   let whole = cached?.whole ?? false;
   let iterator: { nextv(size: number): Promise<string[]>; close(): Promise<void> } | undefined;
+  const postingAt = (i: number): Posting => (i < head ? cached!.at(i) : more[i - head]!);
   const fromStore = async (max: number): Promise<Posting[]> => {
     if (iterator === undefined) {
       const range = postingRange(agentId, term);
-      const last = read[read.length - 1];
+      const last = head + more.length > 0 ? postingAt(head + more.length - 1) : undefined;
       iterator = ctx.subs.post.keys(last === undefined ? range : { gt: postingKey(agentId, term, last.frequency, last.length, last.id), lt: range.lt });
     }
     const keys = await iterator.nextv(max);
     if (keys.length === 0) whole = true;
     const postings = keys.map((k) => parsePosting(k, prefixLength));
-    for (const p of postings) read.push(p);
+    for (const p of postings) more.push(p);
     return postings;
   };
   return {
     read: (max) =>
       guard(`read the postings of agent ${agentId}`, async () => {
-        if (at < read.length) {
-          const out = read.slice(at, at + max);
-          at += out.length;
+        if (at < head + more.length) {
+          const out: Posting[] = [];
+          for (const end = Math.min(at + max, head + more.length); at < end; at++) out.push(postingAt(at));
           return out;
         }
         if (whole) return [];
@@ -96,7 +99,11 @@ function postingSource(ctx: StoreContext, agentId: string, term: string, generat
       }),
     close: async () => {
       if (iterator !== undefined) await guard('close a postings iterator', () => iterator!.close());
-      if (read.length > (cached?.postings.length ?? 0)) ctx.postings.storeList(agentId, term, generation, read, whole);
+      if (more.length > 0 || (whole && !(cached?.whole ?? false))) {
+        const all: Posting[] = [];
+        for (let i = 0; i < head + more.length; i++) all.push(postingAt(i));
+        ctx.postings.storeList(agentId, term, generation, all, whole);
+      }
     },
     probe: (id, frequency, length) =>
       readSync(`read the postings of agent ${agentId}`, () =>
