@@ -98,3 +98,42 @@ export function encodeStats(stats: AgentStats): string {
 export function encodeDedupClaimants(factIds: readonly string[]): string {
   return JSON.stringify(factIds);
 }
+
+/*
+ * The search dictionaries' values are plain text, not JSON: they are read
+ * and written some tens of times per fact. A `term` value is `<count>`, a
+ * `surf` value `<count> <term>` (terms never hold a space); a count is a
+ * positive integer (an entry whose count reaches 0 is deleted).
+ */
+
+const COUNT = /^[1-9][0-9]*$/;
+
+function decodeCount(what: string, text: string, countText: string): number {
+  const count = Number(countText);
+  if (!COUNT.test(countText) || !Number.isSafeInteger(count)) {
+    throw decodeError(what, new Error(`malformed entry ${JSON.stringify(text)}`));
+  }
+  return count;
+}
+
+/** Decodes a `term` entry: how many current facts hold the term. */
+export function decodeTermCount(what: string, text: string): number {
+  return decodeCount(what, text, text);
+}
+
+/** Encodes a `term` entry. */
+export function encodeTermCount(count: number): string {
+  return String(count);
+}
+
+/** Decodes a `surf` entry: how many current facts hold the word, and its term. */
+export function decodeSurface(what: string, text: string): { count: number; term: string } {
+  const space = text.indexOf(' ');
+  if (space <= 0 || space + 1 >= text.length) throw decodeError(what, new Error(`malformed entry ${JSON.stringify(text)}`));
+  return { count: decodeCount(what, text, text.slice(0, space)), term: text.slice(space + 1) };
+}
+
+/** Encodes a `surf` entry. */
+export function encodeSurface(count: number, term: string): string {
+  return `${count} ${term}`;
+}

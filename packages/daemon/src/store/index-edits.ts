@@ -1,6 +1,6 @@
-import { DaemonError, DaemonErrorCodes, decodeError } from '../errors.js';
+import { DaemonError, DaemonErrorCodes } from '../errors.js';
 import { type DocTerms, docTerms } from '../search/doc-terms.js';
-import type { StoredFact } from './codec.js';
+import { type StoredFact, decodeSurface, decodeTermCount, encodeSurface, encodeTermCount } from './codec.js';
 import { type Sublevel, type Sublevels, readSync } from './context.js';
 import { postingKey, wordKey } from './keys.js';
 import type { WriteBatch } from './stats.js';
@@ -10,17 +10,6 @@ interface Entry {
   /** For a surface: its term (the value keeps it after the count). */
   term?: string;
   dirty: boolean;
-}
-
-/** Decodes a `term` value (`<count>`) or a `surf` value (`<count> <term>`). */
-function decodeEntry(what: string, text: string, surface: boolean): Entry {
-  const space = text.indexOf(' ');
-  const countText = surface ? text.slice(0, Math.max(space, 0)) : text;
-  const count = Number(countText);
-  if (!/^[1-9][0-9]*$/.test(countText) || !Number.isSafeInteger(count) || (surface && space + 1 >= text.length)) {
-    throw decodeError(what, new Error(`malformed entry ${JSON.stringify(text)}`));
-  }
-  return surface ? { count, term: text.slice(space + 1), dirty: false } : { count, dirty: false };
 }
 
 /**
@@ -58,12 +47,12 @@ export class IndexEdits {
     for (const [key, e] of this.#terms) {
       if (!e.dirty) continue;
       if (e.count === 0) this.#batch.del(this.#subs.term, key);
-      else this.#batch.put(this.#subs.term, key, String(e.count));
+      else this.#batch.put(this.#subs.term, key, encodeTermCount(e.count));
     }
     for (const [key, e] of this.#surfaces) {
       if (!e.dirty) continue;
       if (e.count === 0) this.#batch.del(this.#subs.surf, key);
-      else this.#batch.put(this.#subs.surf, key, `${e.count} ${e.term!}`);
+      else this.#batch.put(this.#subs.surf, key, encodeSurface(e.count, e.term!));
     }
   }
 
@@ -87,7 +76,9 @@ export class IndexEdits {
       const what = `index entry ${JSON.stringify(key)}`;
       // getSync (~2 µs) rather than get() (~40 µs): a fact has tens of words.
       const text = readSync(`read ${what}`, () => sublevel.getSync(key));
-      e = text === undefined ? { count: 0, term, dirty: false } : decodeEntry(what, text, term !== undefined);
+      if (text === undefined) e = { count: 0, term, dirty: false };
+      else if (term === undefined) e = { count: decodeTermCount(what, text), dirty: false };
+      else e = { ...decodeSurface(what, text), dirty: false };
       entries.set(key, e);
     }
     e.count += by;

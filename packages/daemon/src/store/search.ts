@@ -1,11 +1,10 @@
 import { Limits, type MemorySearch, type ParamsOf, type ResultOf } from '@memoryd/protocol';
-import { decodeError } from '../errors.js';
 import { analyzeQuery } from '../search/analyze.js';
 import { PREFIX_WEIGHT, type QueryModel, idf, scoreDoc } from '../search/bm25.js';
 import { docTerms } from '../search/doc-terms.js';
 import { type Posting, type PostingSource, type WeightedList, mergeSources } from '../search/postings.js';
 import { MAX_LISTS, topK } from '../search/top-k.js';
-import { type StoredFact, decodeFact } from './codec.js';
+import { type StoredFact, decodeFact, decodeSurface, decodeTermCount } from './codec.js';
 import { type StoreContext, guard, readSync } from './context.js';
 import { toFact } from './facts.js';
 import { KEY_SEP, parsePosting, postingKey, postingRange, recordKey, wordKey, wordPrefixRange } from './keys.js';
@@ -28,12 +27,7 @@ export const MAX_COMPLETIONS = 8;
 function documentFrequency(ctx: StoreContext, agentId: string, term: string): number {
   const key = wordKey(agentId, term);
   const text = readSync(`read index entry of agent ${agentId}`, () => ctx.subs.term.getSync(key));
-  if (text === undefined) return 0;
-  const n = Number(text);
-  if (!/^[1-9][0-9]*$/.test(text) || !Number.isSafeInteger(n)) {
-    throw decodeError(`index entry ${JSON.stringify(key)}`, new Error(`malformed count ${JSON.stringify(text)}`));
-  }
-  return n;
+  return text === undefined ? 0 : decodeTermCount(`index entry ${JSON.stringify(key)}`, text);
 }
 
 type Completion = { term: string; count: number };
@@ -45,14 +39,7 @@ async function completions(ctx: StoreContext, agentId: string, prefix: string, g
   const entries = await guard(`read the dictionary of agent ${agentId}`, () =>
     ctx.subs.surf.iterator({ ...wordPrefixRange(agentId, prefix), limit: MAX_PREFIX_SCAN }).all(),
   );
-  const found = entries.map(([key, text]) => {
-    const space = text.indexOf(' ');
-    const count = Number(text.slice(0, Math.max(space, 0)));
-    if (space <= 0 || !Number.isSafeInteger(count) || count <= 0 || space + 1 >= text.length) {
-      throw decodeError(`index entry ${JSON.stringify(key)}`, new Error(`malformed entry ${JSON.stringify(text)}`));
-    }
-    return { term: text.slice(space + 1), count };
-  });
+  const found = entries.map(([key, text]) => decodeSurface(`index entry ${JSON.stringify(key)}`, text));
   ctx.postings.storeCompletions(agentId, prefix, generation, found);
   return found;
 }
