@@ -117,11 +117,8 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const generation = ctx.postings.generation(p.agentId);
   const model: QueryModel & { terms: Array<{ term: string; idf: number }> } = { terms: [], avgLength: stats.length / n };
   const lists: WeightedList[] = [];
-  const byTerm = new Map<string, WeightedList>();
-  for (const term of query.terms) {
-    const df = documentFrequency(ctx, p.agentId, term);
-    if (df > 0) model.terms.push({ term, idf: idf(n, df) });
-  }
+  const dfs = new Map(query.terms.map((term) => [term, documentFrequency(ctx, p.agentId, term)]));
+  for (const [term, df] of dfs) if (df > 0) model.terms.push({ term, idf: idf(n, df) });
   // The rarest terms get lists (one is kept for the completions); a fact
   // holding only the others is not found, one found is scored on them all.
   // The prefix's own word always keeps its list: facts holding it get
@@ -129,11 +126,9 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const own = query.prefix === undefined ? undefined : model.terms.find((t) => t.term === query.prefix!.term);
   const rarest = [...model.terms].sort((a, b) => b.idf - a.idf).filter((t) => t !== own);
   const listed = [...(own === undefined ? [] : [own]), ...rarest].slice(0, MAX_LISTS - 1);
-  for (const { term, idf: weight } of listed) {
-    const list: WeightedList = { source: postingSource(ctx, p.agentId, term, generation), weight };
-    lists.push(list);
-    byTerm.set(term, list);
-  }
+  for (const { term, idf: weight } of listed) lists.push({ source: postingSource(ctx, p.agentId, term, generation), weight });
+  // The prefix's own word's list: listed first when it has one.
+  const ownList = own === undefined ? undefined : lists[0];
   if (query.prefix !== undefined) {
     const exact = query.prefix.term;
     const found = (await completions(ctx, p.agentId, query.prefix.surface, generation))
@@ -145,13 +140,12 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
     if (prefixDf > 0) {
       // The completions weigh as rare as they are, but never more than the
       // word as typed: a rare completion must not outrank the exact word.
-      const weight = Math.min(idf(n, prefixDf), idf(n, documentFrequency(ctx, p.agentId, exact)));
+      const weight = Math.min(idf(n, prefixDf), idf(n, dfs.get(exact) ?? documentFrequency(ctx, p.agentId, exact)));
       const terms = new Set(found.map((c) => c.term));
       model.prefix = { term: exact, completions: terms, idf: weight };
       const sources = [...terms].map((term) => postingSource(ctx, p.agentId, term, generation));
       const completions: WeightedList = { source: mergeSources(sources), weight: PREFIX_WEIGHT * weight };
       lists.push(completions);
-      const ownList = byTerm.get(exact);
       if (ownList !== undefined) completions.excludes = ownList;
     }
   }
