@@ -31,9 +31,9 @@ function pack(postings: readonly Posting[], whole: boolean): Entry {
     frequencies[i] = p.frequency;
     lengths[i] = p.length;
   });
-  // Flattened, so the cache holds no slices of the keys the ids came from.
-  const ids = postings.map((p) => p.id).join('');
-  return { ids: ids.length > 0 ? `${ids.slice(0, 1)}${ids.slice(1)}` : ids, frequencies, lengths, whole };
+  // join copies the characters into one new string, so the cache holds no
+  // slices of the keys the ids came from.
+  return { ids: postings.map((p) => p.id).join(''), frequencies, lengths, whole };
 }
 
 function view(e: Entry): CachedList {
