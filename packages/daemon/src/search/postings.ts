@@ -165,11 +165,13 @@ export function mergeSources(sources: readonly PostingSource[]): PostingSource {
       }
       return out;
     },
-    async close() {
-      const closed = await Promise.allSettled(sources.map((s) => s.close()));
-      const failed = closed.find((r) => r.status === 'rejected');
-      if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
-    },
+    close: () => closeAll(sources),
   };
 }
 
+/** Closes every source, each even when another fails; rejects with the first failure. */
+export async function closeAll(sources: readonly PostingSource[]): Promise<void> {
+  const closed = await Promise.allSettled(sources.map((s) => s.close()));
+  const failed = closed.find((r) => r.status === 'rejected');
+  if (failed !== undefined) throw (failed as PromiseRejectedResult).reason;
+}

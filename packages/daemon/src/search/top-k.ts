@@ -1,5 +1,5 @@
 import { saturation } from './bm25.js';
-import { Cursor, type WeightedList } from './postings.js';
+import { Cursor, type WeightedList, closeAll } from './postings.js';
 
 /** A fact and its score. */
 export interface Hit {
@@ -269,10 +269,10 @@ export async function topK(
   } finally {
     // A read asked for ahead fails or not; only the close after it counts.
     await Promise.allSettled(cursors.map((c) => c.settle()));
-    const closed = await Promise.allSettled(lists.map((l) => l.source.close()));
-    const failed = closed.find((r) => r.status === 'rejected');
     // A failure of the search itself wins over one of closing after it.
-    if (failed !== undefined && failure === undefined) throw (failed as PromiseRejectedResult).reason;
+    await closeAll(lists.map((l) => l.source)).catch((err: unknown) => {
+      if (failure === undefined) throw err;
+    });
   }
   const top: Hit[] = [];
   for (const x of chosen) {
