@@ -7,3 +7,5 @@ export { B, K1, PREFIX_WEIGHT, type QueryModel, idf, saturation, scoreDoc } from
 export { type DocTerms, TAG_WEIGHT, docTerms } from './doc-terms.js';
 export { type Posting, type PostingSource, type WeightedList, mergeSources, postingBefore } from './postings.js';
 export { type Hit, MAX_LISTS, type TopKOptions, topK } from './top-k.js';
+export { type Completion, MAX_COMPLETIONS, MAX_PREFIX_SCAN, type PrefixPlan, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
+export { ResidentIndex, compareCodePoints } from './resident-index.js';

@@ -7,6 +7,7 @@ import type { AgentLock } from './agent-lock.js';
 import type { PostingCache } from '../search/posting-cache.js';
 import type { AgentCounters } from './counters.js';
 import type { GroupCommit } from './group-commit.js';
+import type { ResidentSet } from './resident-set.js';
 import { SublevelNames } from './keys.js';
 
 /** The root database: UTF-8 keys and values (values are JSON, see codec.ts). */
@@ -61,6 +62,8 @@ export interface StoreContext {
   counters: AgentCounters;
   /** Heads of recently read posting lists (search/posting-cache.ts). */
   postings: PostingCache;
+  /** Agents whose whole index is in memory (store/resident-set.ts). */
+  resident: ResidentSet;
   /** A new ULID and its creation time (the same millisecond). */
   newId(): { id: string; createdAt: string };
 }

@@ -68,6 +68,7 @@ export class IndexEdits {
       this.#bump(this.#surfaces, this.#subs.surf, wordKey(agentId, surface), sign, term);
     }
     this.#batch.count(agentId, sign, 0, sign * doc.length);
+    this.#batch.indexed(agentId, { id: fact.id, doc, sign });
   }
 
   #bump(entries: Map<string, Entry>, sublevel: Sublevel, key: string, by: 1 | -1, term: string | undefined): void {

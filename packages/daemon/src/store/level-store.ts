@@ -84,6 +84,10 @@ export class LevelMemoryStore implements MemoryStore {
     return counts(this.#ctx);
   }
 
+  searchMemory(): { agents: number; postings: number } {
+    return this.#ctx.resident.stats();
+  }
+
   close(): Promise<void> {
     this.#closed ??= this.#close();
     return this.#closed;
@@ -94,6 +98,7 @@ export class LevelMemoryStore implements MemoryStore {
     // closes; their own failures belong to their callers.
     await Promise.allSettled([...this.#writes]);
     await this.#cursors.close();
+    await this.#ctx.resident.close();
     await guard('close the store', () => this.#ctx.db.close());
   }
 

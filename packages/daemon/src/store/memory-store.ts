@@ -41,6 +41,8 @@ export interface MemoryStore {
   exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>>;
   importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>>;
   counts(): Promise<StoreCounts>;
+  /** Agents whose search index is held in memory, and their postings (for logs and tests). */
+  searchMemory(): { agents: number; postings: number };
   /** Waits for writes in progress, closes export cursors, closes LevelDB. */
   close(): Promise<void>;
 }

@@ -13,9 +13,17 @@ import { AgentCounters } from './counters.js';
 import { GroupCommit } from './group-commit.js';
 import { ensureIndex } from './index-build.js';
 import { PostingCache } from '../search/posting-cache.js';
+import { ResidentSet } from './resident-set.js';
 
 /** Postings kept in memory across searches, packed (~34 bytes each): some 10 MB at most. */
 const POSTING_CACHE_SIZE = 300_000;
+
+/**
+ * Postings of the agents whose whole index is held in memory, in all
+ * (~8 bytes each, plus their words and fact ids): an agent with 100,000
+ * facts holds some 3 million.
+ */
+export const SEARCH_MEMORY_POSTINGS = 6_000_000;
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -26,6 +34,11 @@ export interface OpenStoreOptions {
   logger: Logger;
   /** Idle time after which an export cursor expires; default 60,000 ms. */
   exportCursorTtlMs?: number;
+  /**
+   * Postings of the agents whose search index is held in memory, in all;
+   * default 6,000,000 (some 100 MB). 0 keeps none: every search reads LevelDB.
+   */
+  searchMemoryPostings?: number;
 }
 
 /** classic-level's way of saying another process holds the LevelDB lock. */
@@ -81,6 +94,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
       logger,
       counters: await AgentCounters.load(subs, logger),
       postings: new PostingCache(POSTING_CACHE_SIZE),
+      resident: new ResidentSet(db, subs, logger, options.searchMemoryPostings ?? SEARCH_MEMORY_POSTINGS),
       newId: idSource(),
     };
     return new LevelMemoryStore(ctx, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs);

@@ -4,6 +4,7 @@ import { type AgentStats, decodeStats, encodeStats } from './codec.js';
 import { type BatchOp, type StoreContext, type Sublevel, type Sublevels, guard } from './context.js';
 import { isAgentId, statsKey } from './keys.js';
 import type { StoreCounts } from './memory-store.js';
+import type { IndexChange } from './resident-set.js';
 
 /**
  * The operations of one change, plus how it moves each agent's counters.
@@ -15,6 +16,7 @@ export class WriteBatch {
   readonly ops: BatchOp[] = [];
   readonly #deltas = new Map<string, AgentStats>();
   readonly #touched = new Map<string, Set<string>>();
+  readonly #changes = new Map<string, IndexChange[]>();
 
   /** Adds a put of `key` in `sublevel`. */
   put(sublevel: Sublevel, key: string, value: string): void {
@@ -43,6 +45,18 @@ export class WriteBatch {
     let terms = this.#touched.get(agentId);
     if (terms === undefined) this.#touched.set(agentId, (terms = new Set()));
     terms.add(term);
+  }
+
+  /** Records a fact this batch indexes (+1) or unindexes (-1), in order. */
+  indexed(agentId: string, change: IndexChange): void {
+    let changes = this.#changes.get(agentId);
+    if (changes === undefined) this.#changes.set(agentId, (changes = []));
+    changes.push(change);
+  }
+
+  /** The facts this batch indexes and unindexes, by agent, in order. */
+  changes(): ReadonlyMap<string, readonly IndexChange[]> {
+    return this.#changes;
   }
 
   /** Terms whose postings this batch changes, by agent. */
@@ -84,6 +98,7 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
   await guard(what, () => ctx.writer.write(batch.ops));
   for (const [agentId, after] of moved) ctx.counters.set(agentId, after);
   for (const [agentId, terms] of batch.touched()) ctx.postings.changed(agentId, terms);
+  for (const [agentId, changes] of batch.changes()) ctx.resident.apply(agentId, changes);
 }
 
 /** Every agent's counters, sorted by agentId (the stats keys' order). */

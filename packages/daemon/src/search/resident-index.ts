@@ -1,0 +1,480 @@
+import type { AnalysedQuery } from './analyze.js';
+import { PREFIX_WEIGHT, saturation } from './bm25.js';
+import type { DocTerms } from './doc-terms.js';
+import { type Completion, MAX_PREFIX_SCAN, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
+import type { Hit } from './top-k.js';
+
+/** A term's postings: pairs of (fact ordinal, weighted frequency), in no particular order. */
+interface TermList {
+  pairs: Uint32Array;
+  /** Pairs in use (live and removed). */
+  size: number;
+  /** Live pairs: the term's df. */
+  df: number;
+}
+
+/** A dictionary word: its term and how many current facts hold it. */
+interface Surface {
+  term: string;
+  count: number;
+}
+
+/** New words are kept unsorted until this many, then merged into the sorted ones. */
+const RECENT_MAX = 1024;
+
+/**
+ * UTF-8 byte order, which is code point order (LevelDB's order for the
+ * dictionary keys), on JS strings: UTF-16 code units order the same except
+ * that surrogates (code points above U+FFFF) must come after U+E000–U+FFFF.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
+      y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+function grown<T extends Uint32Array | Uint8Array | Float64Array>(array: T, need: number, make: (n: number) => T): T {
+  if (need <= array.length) return array;
+  const next = make(Math.max(need, array.length * 2));
+  next.set(array);
+  return next;
+}
+
+/**
+ * One agent's inverted index in memory, kept exactly equal to its LevelDB
+ * index (store/resident-set.ts loads it and applies every committed change),
+ * so a search reads no LevelDB at all: every posting of every query term
+ * is scored (term at a time, into per-fact accumulators), which costs a few
+ * nanoseconds a posting, and the k best are kept in a heap.
+ *
+ * Facts get ordinals in the order they arrive; a removed fact keeps its
+ * ordinal (marked dead, its pairs skipped) until enough are dead that the
+ * whole index is renumbered. Scores are summed in the query's term order,
+ * exactly as {@link scoreDoc} sums them, so they are bit for bit the
+ * scores a brute-force ranking gives.
+ */
+export class ResidentIndex {
+  #ids: string[] = [];
+  #lengths = new Uint32Array(64);
+  #alive = new Uint8Array(64);
+  readonly #ordOf = new Map<string, number>();
+  readonly #terms = new Map<string, TermList>();
+  readonly #surfaces = new Map<string, Surface>();
+  /** Dictionary words in code point order (some may be gone: check #surfaces). */
+  #sorted: string[] = [];
+  /** Words added since #sorted was last built, unsorted. */
+  #recent: string[] = [];
+  #staleSorted = 0;
+  #facts = 0;
+  #length = 0;
+  #pairs = 0;
+  #dead = 0;
+  // Scratch of a search, by ordinal (searches are synchronous, so one set serves all).
+  #score = new Float64Array(64);
+  #stamp = new Uint32Array(64);
+  #ownStamp = new Uint32Array(64);
+  #bestStamp = new Uint32Array(64);
+  #best = new Uint32Array(64);
+  #epoch = 0;
+  // Load state: the term whose postings are arriving, and its pairs so far.
+  #loadingTerm: string | undefined;
+  #loadingPairs: number[] = [];
+
+  /** Current facts. */
+  get facts(): number {
+    return this.#facts;
+  }
+
+  /** Their summed length. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Pairs held, live or not: what the index costs (8 bytes each, plus the words). */
+  get postings(): number {
+    return this.#pairs;
+  }
+
+  /** The number of current facts holding `term`. */
+  df(term: string): number {
+    return this.#terms.get(term)?.df ?? 0;
+  }
+
+  /** Whether `id` is a current fact here. */
+  has(id: string): boolean {
+    return this.#ordOf.has(id);
+  }
+
+  // --- Loading, from LevelDB's keys in their order ---------------------
+
+  /** A posting of the LevelDB index; a term's postings arrive together. */
+  loadPosting(term: string, id: string, frequency: number, length: number): void {
+    if (term !== this.#loadingTerm) this.#endLoadedTerm(term);
+    let ord = this.#ordOf.get(id);
+    if (ord === undefined) ord = this.#newOrdinal(id, length);
+    this.#loadingPairs.push(ord, frequency);
+  }
+
+  /** A dictionary word; they arrive in byte order. */
+  loadSurface(surface: string, term: string, count: number): void {
+    this.#surfaces.set(surface, { term, count });
+    this.#sorted.push(surface);
+  }
+
+  /** Ends loading: the last term's postings are stored. */
+  endLoad(): void {
+    this.#endLoadedTerm(undefined);
+  }
+
+  #endLoadedTerm(next: string | undefined): void {
+    const term = this.#loadingTerm;
+    if (term !== undefined && this.#loadingPairs.length > 0) {
+      const pairs = Uint32Array.from(this.#loadingPairs);
+      const size = pairs.length / 2;
+      this.#terms.set(term, { pairs, size, df: size });
+      this.#pairs += size;
+    }
+    this.#loadingTerm = next;
+    this.#loadingPairs = [];
+  }
+
+  #newOrdinal(id: string, length: number): number {
+    const ord = this.#ids.length;
+    this.#ids.push(id);
+    this.#ordOf.set(id, ord);
+    const need = ord + 1;
+    if (need > this.#alive.length) {
+      this.#lengths = grown(this.#lengths, need, (n) => new Uint32Array(n));
+      this.#alive = grown(this.#alive, need, (n) => new Uint8Array(n));
+    }
+    this.#lengths[ord] = length;
+    this.#alive[ord] = 1;
+    this.#facts++;
+    this.#length += length;
+    return ord;
+  }
+
+  // --- Changes -----------------------------------------------------------
+
+  /** Indexes a fact that became current; false if it already is (nothing changes). */
+  add(id: string, doc: DocTerms): boolean {
+    if (this.#ordOf.has(id)) return false;
+    const ord = this.#newOrdinal(id, doc.length);
+    for (const [term, frequency] of doc.terms) {
+      let list = this.#terms.get(term);
+      if (list === undefined) this.#terms.set(term, (list = { pairs: new Uint32Array(2), size: 0, df: 0 }));
+      list.pairs = grown(list.pairs, 2 * (list.size + 1), (n) => new Uint32Array(n));
+      list.pairs[2 * list.size] = ord;
+      list.pairs[2 * list.size + 1] = frequency;
+      list.size++;
+      list.df++;
+      this.#pairs++;
+    }
+    for (const [surface, { term }] of doc.surfaces) {
+      const s = this.#surfaces.get(surface);
+      if (s !== undefined) {
+        s.count++;
+        continue;
+      }
+      this.#surfaces.set(surface, { term, count: 1 });
+      this.#recent.push(surface);
+    }
+    if (this.#recent.length > RECENT_MAX) this.#mergeSurfaces();
+    return true;
+  }
+
+  /** Removes a fact that stopped being current; false if it is not here (nothing changes). */
+  remove(id: string, doc: DocTerms): boolean {
+    const ord = this.#ordOf.get(id);
+    if (ord === undefined) return false;
+    this.#ordOf.delete(id);
+    this.#alive[ord] = 0;
+    this.#facts--;
+    this.#length -= this.#lengths[ord]!;
+    this.#dead++;
+    for (const term of doc.terms.keys()) {
+      const list = this.#terms.get(term);
+      if (list === undefined) continue;
+      list.df--;
+      if (list.df === 0) {
+        this.#terms.delete(term);
+        this.#pairs -= list.size;
+      } else if (list.size >= 16 && list.size > 2 * list.df) {
+        this.#pairs -= list.size - this.#compactList(list);
+      }
+    }
+    for (const surface of doc.surfaces.keys()) {
+      const s = this.#surfaces.get(surface);
+      if (s === undefined) continue;
+      if (--s.count === 0) {
+        this.#surfaces.delete(surface);
+        this.#staleSorted++;
+      }
+    }
+    if (this.#staleSorted > RECENT_MAX && this.#staleSorted * 2 > this.#sorted.length) this.#mergeSurfaces();
+    if (this.#dead > 1024 && this.#dead > this.#facts) this.#renumber();
+    return true;
+  }
+
+  /** Drops a list's dead pairs; returns its new size. */
+  #compactList(list: TermList): number {
+    const alive = this.#alive;
+    let out = 0;
+    for (let i = 0; i < list.size; i++) {
+      const ord = list.pairs[2 * i]!;
+      if (alive[ord] === 0) continue;
+      list.pairs[2 * out] = ord;
+      list.pairs[2 * out + 1] = list.pairs[2 * i + 1]!;
+      out++;
+    }
+    list.size = out;
+    if (list.pairs.length > 4 * out + 8) list.pairs = list.pairs.slice(0, 2 * out);
+    return out;
+  }
+
+  /** Gives the live facts ordinals 0..n-1 again, dropping every dead pair. */
+  #renumber(): void {
+    const map = new Uint32Array(this.#ids.length);
+    const ids: string[] = [];
+    const lengths = new Uint32Array(Math.max(64, this.#facts));
+    for (let ord = 0; ord < this.#ids.length; ord++) {
+      if (this.#alive[ord] === 0) continue;
+      map[ord] = ids.length;
+      lengths[ids.length] = this.#lengths[ord]!;
+      this.#ordOf.set(this.#ids[ord]!, ids.length);
+      ids.push(this.#ids[ord]!);
+    }
+    this.#pairs = 0;
+    for (const list of this.#terms.values()) {
+      this.#compactList(list);
+      for (let i = 0; i < list.size; i++) list.pairs[2 * i] = map[list.pairs[2 * i]!]!;
+      this.#pairs += list.size;
+    }
+    this.#ids = ids;
+    this.#lengths = lengths;
+    this.#alive = new Uint8Array(lengths.length).fill(1, 0, ids.length);
+    this.#dead = 0;
+  }
+
+  /** Folds the recent words into the sorted ones and drops the gone. */
+  #mergeSurfaces(): void {
+    const live = (s: string) => this.#surfaces.has(s);
+    const recent = [...new Set(this.#recent)].filter(live).sort(compareCodePoints);
+    const sorted = this.#sorted;
+    const merged: string[] = [];
+    let i = 0;
+    let j = 0;
+    while (i < sorted.length || j < recent.length) {
+      const a = sorted[i];
+      const b = recent[j];
+      const c = a === undefined ? 1 : b === undefined ? -1 : compareCodePoints(a, b);
+      const next = c <= 0 ? a! : b!;
+      if (c <= 0) i++;
+      if (c >= 0) j++;
+      if (live(next) && merged[merged.length - 1] !== next) merged.push(next);
+    }
+    this.#sorted = merged;
+    this.#recent = [];
+    this.#staleSorted = 0;
+  }
+
+  // --- Search ------------------------------------------------------------
+
+  /**
+   * The first {@link MAX_PREFIX_SCAN} dictionary words starting with
+   * `prefix` in byte order, as a LevelDB range read of the dictionary
+   * gives them.
+   */
+  complete(prefix: string): Completion[] {
+    const sorted = this.#sorted;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareCodePoints(sorted[mid]!, prefix) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    const words: string[] = [];
+    for (let i = lo; i < sorted.length && words.length < MAX_PREFIX_SCAN; i++) {
+      const w = sorted[i]!;
+      if (!w.startsWith(prefix)) break;
+      if (this.#surfaces.has(w)) words.push(w);
+    }
+    let extra = false;
+    for (const w of this.#recent) {
+      if (w.startsWith(prefix) && this.#surfaces.has(w)) {
+        words.push(w);
+        extra = true;
+      }
+    }
+    const chosen = extra ? [...new Set(words)].sort(compareCodePoints).slice(0, MAX_PREFIX_SCAN) : words;
+    return chosen.map((w) => {
+      const s = this.#surfaces.get(w)!;
+      return { term: s.term, count: s.count };
+    });
+  }
+
+  /**
+   * The `k` best current facts for the query, best first, ties newest
+   * first: the same facts and scores as planning the query with
+   * query-plan.ts and ranking every fact by {@link scoreDoc}.
+   */
+  search(query: AnalysedQuery, k: number): Hit[] {
+    const n = this.#facts;
+    const plan = planTerms(query, n, this.#length, (t) => this.df(t));
+    if (plan === undefined) return [];
+    const prefix = query.prefix === undefined ? undefined : planPrefix(plan, query, n, this.complete(query.prefix.surface));
+    this.#prepareScratch();
+    const epoch = this.#epoch;
+    const touched: number[] = [];
+    const { model } = plan;
+    const everyListed = plan.listed.length === model.terms.length;
+    if (!everyListed) {
+      // Candidates are the facts of the listed terms (and completions); the
+      // others' lists only add to them, so scores keep the query's order.
+      for (const t of plan.listed) this.#mark(this.#terms.get(t.term)!, touched);
+      for (const term of prefix?.terms ?? []) this.#mark(this.#terms.get(term)!, touched);
+    }
+    const avg = model.avgLength;
+    const lengths = this.#lengths;
+    const alive = this.#alive;
+    const score = this.#score;
+    const stamp = this.#stamp;
+    const ownStamp = this.#ownStamp;
+    for (const { term, idf } of model.terms) {
+      const list = this.#terms.get(term)!;
+      const pairs = list.pairs;
+      const own = plan.own?.term === term;
+      for (let i = 0, end = 2 * list.size; i < end; i += 2) {
+        const ord = pairs[i]!;
+        if (alive[ord] === 0) continue;
+        if (stamp[ord] !== epoch) {
+          if (!everyListed) continue;
+          stamp[ord] = epoch;
+          score[ord] = 0;
+          touched.push(ord);
+        }
+        score[ord]! += idf * saturation(pairs[i + 1]!, lengths[ord]!, avg);
+        if (own) ownStamp[ord] = epoch;
+      }
+    }
+    if (prefix !== undefined) this.#scorePrefix(plan, prefix.terms, touched, everyListed);
+    return this.#topK(touched, k);
+  }
+
+  #prepareScratch(): void {
+    const need = this.#ids.length;
+    if (this.#score.length < need) {
+      const size = Math.max(need, this.#score.length * 2);
+      this.#score = new Float64Array(size);
+      this.#stamp = new Uint32Array(size);
+      this.#ownStamp = new Uint32Array(size);
+      this.#bestStamp = new Uint32Array(size);
+      this.#best = new Uint32Array(size);
+      this.#epoch = 0;
+    }
+    if (this.#epoch === 0xffffffff) {
+      this.#stamp.fill(0);
+      this.#ownStamp.fill(0);
+      this.#bestStamp.fill(0);
+      this.#epoch = 0;
+    }
+    this.#epoch++;
+  }
+
+  /** Makes the live facts of a list candidates, at score 0. */
+  #mark(list: TermList, touched: number[]): void {
+    const { pairs } = list;
+    const epoch = this.#epoch;
+    for (let i = 0, end = 2 * list.size; i < end; i += 2) {
+      const ord = pairs[i]!;
+      if (this.#alive[ord] === 0 || this.#stamp[ord] === epoch) continue;
+      this.#stamp[ord] = epoch;
+      this.#score[ord] = 0;
+      touched.push(ord);
+    }
+  }
+
+  /** Adds the prefix part: a fact without the word itself gets its best completion's frequency. */
+  #scorePrefix(plan: QueryPlan, terms: readonly string[], touched: number[], addCandidates: boolean): void {
+    const epoch = this.#epoch;
+    const alive = this.#alive;
+    const ownStamp = this.#ownStamp;
+    const bestStamp = this.#bestStamp;
+    const best = this.#best;
+    const stamp = this.#stamp;
+    const score = this.#score;
+    const holders: number[] = [];
+    for (const term of terms) {
+      const list = this.#terms.get(term)!;
+      const pairs = list.pairs;
+      for (let i = 0, end = 2 * list.size; i < end; i += 2) {
+        const ord = pairs[i]!;
+        if (alive[ord] === 0 || ownStamp[ord] === epoch) continue;
+        const f = pairs[i + 1]!;
+        if (bestStamp[ord] !== epoch) {
+          if (stamp[ord] !== epoch) {
+            if (!addCandidates) continue;
+            stamp[ord] = epoch;
+            score[ord] = 0;
+            touched.push(ord);
+          }
+          bestStamp[ord] = epoch;
+          best[ord] = f;
+          holders.push(ord);
+        } else if (f > best[ord]!) {
+          best[ord] = f;
+        }
+      }
+    }
+    const prefix = plan.model.prefix!;
+    const avg = plan.model.avgLength;
+    for (const ord of holders) score[ord]! += PREFIX_WEIGHT * prefix.idf * saturation(best[ord]!, this.#lengths[ord]!, avg);
+  }
+
+  /** The `k` best of the candidates, best first, ties newest (highest id) first. */
+  #topK(touched: readonly number[], k: number): Hit[] {
+    const score = this.#score;
+    const ids = this.#ids;
+    // a ranks below b.
+    const worse = (a: number, b: number): boolean => score[a]! < score[b]! || (score[a] === score[b] && ids[a]! < ids[b]!);
+    // A min-heap of the k best so far: its root is the worst of them.
+    const heap: number[] = [];
+    const down = (at: number): void => {
+      for (;;) {
+        const l = 2 * at + 1;
+        if (l >= heap.length) return;
+        const r = l + 1;
+        const c = r < heap.length && worse(heap[r]!, heap[l]!) ? r : l;
+        if (!worse(heap[c]!, heap[at]!)) return;
+        [heap[c], heap[at]] = [heap[at]!, heap[c]!];
+        at = c;
+      }
+    };
+    for (const ord of touched) {
+      if (heap.length < k) {
+        heap.push(ord);
+        for (let at = heap.length - 1; at > 0; ) {
+          const up = (at - 1) >> 1;
+          if (!worse(heap[at]!, heap[up]!)) break;
+          [heap[at], heap[up]] = [heap[up]!, heap[at]!];
+          at = up;
+        }
+      } else if (k > 0 && worse(heap[0]!, ord)) {
+        heap[0] = ord;
+        down(0);
+      }
+    }
+    heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+    return heap.map((ord) => ({ id: ids[ord]!, score: score[ord]! }));
+  }
+}
