@@ -42,6 +42,54 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+const DIGIT = new Int8Array(128).fill(-1);
+for (let i = 0; i < CROCKFORD.length; i++) DIGIT[CROCKFORD.charCodeAt(i)] = i;
+
+/**
+ * A ULID as three numbers that order as its text does (its 26 characters
+ * at 5 bits each: 10, 8 and 8 of them, each part exact in a double), so
+ * ties are broken without comparing strings.
+ */
+function ulidParts(id: string, into: Float64Array, at: number): void {
+  if (id.length !== 26) throw new Error(`not a ULID: ${JSON.stringify(id)}`);
+  let part = 0;
+  let value = 0;
+  for (let i = 0; i < 26; i++) {
+    const code = id.charCodeAt(i);
+    const digit = code < 128 ? DIGIT[code]! : -1;
+    if (digit < 0) throw new Error(`not a ULID: ${JSON.stringify(id)}`);
+    value = value * 32 + digit;
+    if (i === 9 || i === 17 || i === 25) {
+      into[at + part++] = value;
+      value = 0;
+    }
+  }
+}
+
+/** The text of the ULID at `at` of `parts` (a new flat string: no slice of a LevelDB key kept alive). */
+function ulidText(parts: Float64Array, at: number): string {
+  const codes = new Array<number>(26);
+  for (let p = 2, end = 26; p >= 0; p--) {
+    let value = parts[at + p]!;
+    for (let i = end - 1, start = p === 0 ? 0 : end - 8; i >= start; i--) {
+      codes[i] = CROCKFORD.charCodeAt(value % 32);
+      value = Math.floor(value / 32);
+    }
+    end -= 8;
+  }
+  return String.fromCharCode(...codes);
+}
+
+/**
+ * A copy of `s` that keeps nothing else alive: V8 makes a string cut from
+ * a longer one (13 characters or more) a view of it, which would hold the
+ * whole LevelDB key in memory for as long as the index keeps the word.
+ */
+function own(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+}
+
 function grown<T extends Uint32Array | Uint8Array | Float64Array>(array: T, need: number, make: (n: number) => T): T {
   if (need <= array.length) return array;
   const next = make(Math.max(need, array.length * 2));
@@ -66,6 +114,10 @@ export class ResidentIndex {
   #ids: string[] = [];
   #lengths = new Uint32Array(64);
   #alive = new Uint8Array(64);
+  /** Each fact's id as three numbers (ulidParts), for tie-breaking. */
+  #idParts = new Float64Array(3 * 64);
+  /** Whether ordinals follow id order (a higher ordinal is a newer fact): ties then compare ordinals. */
+  #ordered = true;
   readonly #ordOf = new Map<string, number>();
   readonly #terms = new Map<string, TermList>();
   readonly #surfaces = new Map<string, Surface>();
@@ -84,10 +136,15 @@ export class ResidentIndex {
   #ownStamp = new Uint32Array(64);
   #bestStamp = new Uint32Array(64);
   #best = new Uint32Array(64);
+  /** Candidates of a search, then the holders of a completion (JS arrays grow far slower). */
+  #touched = new Uint32Array(64);
+  #touchedCount = 0;
+  #holders = new Uint32Array(64);
   #epoch = 0;
   // Load state: the term whose postings are arriving, and its pairs so far.
   #loadingTerm: string | undefined;
-  #loadingPairs: number[] = [];
+  #loadingPairs = new Uint32Array(1024);
+  #loadingSize = 0;
 
   /** Current facts. */
   get facts(): number {
@@ -121,40 +178,55 @@ export class ResidentIndex {
     if (term !== this.#loadingTerm) this.#endLoadedTerm(term);
     let ord = this.#ordOf.get(id);
     if (ord === undefined) ord = this.#newOrdinal(id, length);
-    this.#loadingPairs.push(ord, frequency);
+    const at = 2 * this.#loadingSize++;
+    this.#loadingPairs = grown(this.#loadingPairs, at + 2, (n) => new Uint32Array(n));
+    this.#loadingPairs[at] = ord;
+    this.#loadingPairs[at + 1] = frequency;
   }
 
   /** A dictionary word; they arrive in byte order. */
   loadSurface(surface: string, term: string, count: number): void {
-    this.#surfaces.set(surface, { term, count });
-    this.#sorted.push(surface);
+    const word = own(surface);
+    this.#surfaces.set(word, { term: own(term), count });
+    this.#sorted.push(word);
   }
 
   /** Ends loading: the last term's postings are stored. */
   endLoad(): void {
     this.#endLoadedTerm(undefined);
+    this.#renumber();
   }
 
   #endLoadedTerm(next: string | undefined): void {
     const term = this.#loadingTerm;
-    if (term !== undefined && this.#loadingPairs.length > 0) {
-      const pairs = Uint32Array.from(this.#loadingPairs);
-      const size = pairs.length / 2;
-      this.#terms.set(term, { pairs, size, df: size });
+    const size = this.#loadingSize;
+    if (term !== undefined && size > 0) {
+      this.#terms.set(own(term), { pairs: this.#loadingPairs.slice(0, 2 * size), size, df: size });
       this.#pairs += size;
     }
     this.#loadingTerm = next;
-    this.#loadingPairs = [];
+    this.#loadingSize = 0;
+    if (next === undefined) this.#loadingPairs = new Uint32Array(0);
   }
 
   #newOrdinal(id: string, length: number): number {
     const ord = this.#ids.length;
-    this.#ids.push(id);
-    this.#ordOf.set(id, ord);
     const need = ord + 1;
     if (need > this.#alive.length) {
       this.#lengths = grown(this.#lengths, need, (n) => new Uint32Array(n));
       this.#alive = grown(this.#alive, need, (n) => new Uint8Array(n));
+      this.#idParts = grown(this.#idParts, 3 * this.#alive.length, (n) => new Float64Array(n));
+    }
+    const parts = this.#idParts;
+    ulidParts(id, parts, 3 * ord);
+    const text = ulidText(parts, 3 * ord);
+    this.#ids.push(text);
+    this.#ordOf.set(text, ord);
+    if (ord > 0 && this.#ordered) {
+      const x = 3 * (ord - 1);
+      const y = 3 * ord;
+      const newer = parts[x] !== parts[y] ? parts[x]! < parts[y]! : parts[x + 1] !== parts[y + 1] ? parts[x + 1]! < parts[y + 1]! : parts[x + 2]! < parts[y + 2]!;
+      if (!newer) this.#ordered = false;
     }
     this.#lengths[ord] = length;
     this.#alive[ord] = 1;
@@ -241,15 +313,24 @@ export class ResidentIndex {
     return out;
   }
 
-  /** Gives the live facts ordinals 0..n-1 again, dropping every dead pair. */
+  /**
+   * Gives the live facts ordinals 0..n-1 again in id order (oldest first),
+   * dropping every dead pair: a search meets tied facts newest first when
+   * it walks the ordinals down, so ties cost no heap work.
+   */
   #renumber(): void {
+    const parts = this.#idParts;
+    const live: number[] = [];
+    for (let ord = 0; ord < this.#ids.length; ord++) if (this.#alive[ord] !== 0) live.push(ord);
+    live.sort((a, b) => parts[3 * a]! - parts[3 * b]! || parts[3 * a + 1]! - parts[3 * b + 1]! || parts[3 * a + 2]! - parts[3 * b + 2]!);
     const map = new Uint32Array(this.#ids.length);
     const ids: string[] = [];
     const lengths = new Uint32Array(Math.max(64, this.#facts));
-    for (let ord = 0; ord < this.#ids.length; ord++) {
-      if (this.#alive[ord] === 0) continue;
+    const idParts = new Float64Array(3 * lengths.length);
+    for (const ord of live) {
       map[ord] = ids.length;
       lengths[ids.length] = this.#lengths[ord]!;
+      idParts.set(parts.subarray(3 * ord, 3 * ord + 3), 3 * ids.length);
       this.#ordOf.set(this.#ids[ord]!, ids.length);
       ids.push(this.#ids[ord]!);
     }
@@ -261,8 +342,10 @@ export class ResidentIndex {
     }
     this.#ids = ids;
     this.#lengths = lengths;
+    this.#idParts = idParts;
     this.#alive = new Uint8Array(lengths.length).fill(1, 0, ids.length);
     this.#dead = 0;
+    this.#ordered = true;
   }
 
   /** Folds the recent words into the sorted ones and drops the gone. */
@@ -334,41 +417,17 @@ export class ResidentIndex {
     if (plan === undefined) return [];
     const prefix = query.prefix === undefined ? undefined : planPrefix(plan, query, n, this.complete(query.prefix.surface));
     this.#prepareScratch();
-    const epoch = this.#epoch;
-    const touched: number[] = [];
     const { model } = plan;
     const everyListed = plan.listed.length === model.terms.length;
     if (!everyListed) {
       // Candidates are the facts of the listed terms (and completions); the
       // others' lists only add to them, so scores keep the query's order.
-      for (const t of plan.listed) this.#mark(this.#terms.get(t.term)!, touched);
-      for (const term of prefix?.terms ?? []) this.#mark(this.#terms.get(term)!, touched);
+      for (const t of plan.listed) this.#mark(this.#terms.get(t.term)!);
+      for (const term of prefix?.terms ?? []) this.#mark(this.#terms.get(term)!);
     }
-    const avg = model.avgLength;
-    const lengths = this.#lengths;
-    const alive = this.#alive;
-    const score = this.#score;
-    const stamp = this.#stamp;
-    const ownStamp = this.#ownStamp;
-    for (const { term, idf } of model.terms) {
-      const list = this.#terms.get(term)!;
-      const pairs = list.pairs;
-      const own = plan.own?.term === term;
-      for (let i = 0, end = 2 * list.size; i < end; i += 2) {
-        const ord = pairs[i]!;
-        if (alive[ord] === 0) continue;
-        if (stamp[ord] !== epoch) {
-          if (!everyListed) continue;
-          stamp[ord] = epoch;
-          score[ord] = 0;
-          touched.push(ord);
-        }
-        score[ord]! += idf * saturation(pairs[i + 1]!, lengths[ord]!, avg);
-        if (own) ownStamp[ord] = epoch;
-      }
-    }
-    if (prefix !== undefined) this.#scorePrefix(plan, prefix.terms, touched, everyListed);
-    return this.#topK(touched, k);
+    for (const { term, idf } of model.terms) this.#scoreTerm(this.#terms.get(term)!, idf, model.avgLength, everyListed, plan.own?.term === term);
+    if (prefix !== undefined) this.#scorePrefix(plan, prefix.terms, everyListed);
+    return this.#topK(k);
   }
 
   #prepareScratch(): void {
@@ -380,6 +439,8 @@ export class ResidentIndex {
       this.#ownStamp = new Uint32Array(size);
       this.#bestStamp = new Uint32Array(size);
       this.#best = new Uint32Array(size);
+      this.#touched = new Uint32Array(size);
+      this.#holders = new Uint32Array(size);
       this.#epoch = 0;
     }
     if (this.#epoch === 0xffffffff) {
@@ -389,23 +450,56 @@ export class ResidentIndex {
       this.#epoch = 0;
     }
     this.#epoch++;
+    this.#touchedCount = 0;
   }
 
   /** Makes the live facts of a list candidates, at score 0. */
-  #mark(list: TermList, touched: number[]): void {
+  #mark(list: TermList): void {
     const { pairs } = list;
     const epoch = this.#epoch;
+    const alive = this.#alive;
+    const stamp = this.#stamp;
+    const score = this.#score;
+    const touched = this.#touched;
+    let count = this.#touchedCount;
     for (let i = 0, end = 2 * list.size; i < end; i += 2) {
       const ord = pairs[i]!;
-      if (this.#alive[ord] === 0 || this.#stamp[ord] === epoch) continue;
-      this.#stamp[ord] = epoch;
-      this.#score[ord] = 0;
-      touched.push(ord);
+      if (alive[ord] === 0 || stamp[ord] === epoch) continue;
+      stamp[ord] = epoch;
+      score[ord] = 0;
+      touched[count++] = ord;
     }
+    this.#touchedCount = count;
+  }
+
+  /** Adds a term's part to the candidates holding it (making every holder one when `addCandidates`). */
+  #scoreTerm(list: TermList, idf: number, avg: number, addCandidates: boolean, own: boolean): void {
+    const { pairs } = list;
+    const epoch = this.#epoch;
+    const alive = this.#alive;
+    const lengths = this.#lengths;
+    const stamp = this.#stamp;
+    const ownStamp = this.#ownStamp;
+    const score = this.#score;
+    const touched = this.#touched;
+    let count = this.#touchedCount;
+    for (let i = 0, end = 2 * list.size; i < end; i += 2) {
+      const ord = pairs[i]!;
+      if (alive[ord] === 0) continue;
+      if (stamp[ord] !== epoch) {
+        if (!addCandidates) continue;
+        stamp[ord] = epoch;
+        score[ord] = 0;
+        touched[count++] = ord;
+      }
+      score[ord]! += idf * saturation(pairs[i + 1]!, lengths[ord]!, avg);
+      if (own) ownStamp[ord] = epoch;
+    }
+    this.#touchedCount = count;
   }
 
   /** Adds the prefix part: a fact without the word itself gets its best completion's frequency. */
-  #scorePrefix(plan: QueryPlan, terms: readonly string[], touched: number[], addCandidates: boolean): void {
+  #scorePrefix(plan: QueryPlan, terms: readonly string[], addCandidates: boolean): void {
     const epoch = this.#epoch;
     const alive = this.#alive;
     const ownStamp = this.#ownStamp;
@@ -413,7 +507,10 @@ export class ResidentIndex {
     const best = this.#best;
     const stamp = this.#stamp;
     const score = this.#score;
-    const holders: number[] = [];
+    const touched = this.#touched;
+    const holders = this.#holders;
+    let count = this.#touchedCount;
+    let held = 0;
     for (const term of terms) {
       const list = this.#terms.get(term)!;
       const pairs = list.pairs;
@@ -426,27 +523,46 @@ export class ResidentIndex {
             if (!addCandidates) continue;
             stamp[ord] = epoch;
             score[ord] = 0;
-            touched.push(ord);
+            touched[count++] = ord;
           }
           bestStamp[ord] = epoch;
           best[ord] = f;
-          holders.push(ord);
+          holders[held++] = ord;
         } else if (f > best[ord]!) {
           best[ord] = f;
         }
       }
     }
+    this.#touchedCount = count;
     const prefix = plan.model.prefix!;
     const avg = plan.model.avgLength;
-    for (const ord of holders) score[ord]! += PREFIX_WEIGHT * prefix.idf * saturation(best[ord]!, this.#lengths[ord]!, avg);
+    const lengths = this.#lengths;
+    for (let i = 0; i < held; i++) {
+      const ord = holders[i]!;
+      score[ord]! += PREFIX_WEIGHT * prefix.idf * saturation(best[ord]!, lengths[ord]!, avg);
+    }
   }
 
   /** The `k` best of the candidates, best first, ties newest (highest id) first. */
-  #topK(touched: readonly number[], k: number): Hit[] {
+  #topK(k: number): Hit[] {
+    const touched = this.#touched;
+    const count = this.#touchedCount;
     const score = this.#score;
     const ids = this.#ids;
-    // a ranks below b.
-    const worse = (a: number, b: number): boolean => score[a]! < score[b]! || (score[a] === score[b] && ids[a]! < ids[b]!);
+    const id = this.#idParts;
+    // a ranks below b: a lower score, or the same and an older (lower) id.
+    const ordered = this.#ordered;
+    const worse = (a: number, b: number): boolean => {
+      const sa = score[a]!;
+      const sb = score[b]!;
+      if (sa !== sb) return sa < sb;
+      if (ordered) return a < b;
+      const x = 3 * a;
+      const y = 3 * b;
+      if (id[x] !== id[y]) return id[x]! < id[y]!;
+      if (id[x + 1] !== id[y + 1]) return id[x + 1]! < id[y + 1]!;
+      return id[x + 2]! < id[y + 2]!;
+    };
     // A min-heap of the k best so far: its root is the worst of them.
     const heap: number[] = [];
     const down = (at: number): void => {
@@ -456,17 +572,28 @@ export class ResidentIndex {
         const r = l + 1;
         const c = r < heap.length && worse(heap[r]!, heap[l]!) ? r : l;
         if (!worse(heap[c]!, heap[at]!)) return;
-        [heap[c], heap[at]] = [heap[at]!, heap[c]!];
+        const swap = heap[c]!;
+        heap[c] = heap[at]!;
+        heap[at] = swap;
         at = c;
       }
     };
-    for (const ord of touched) {
+    // Many candidates: walk the ordinals down instead (newest first, so a
+    // tie with the worst kept never displaces it).
+    const walk = count * 8 > ids.length;
+    const stamp = this.#stamp;
+    const epoch = this.#epoch;
+    for (let i = walk ? ids.length - 1 : 0; walk ? i >= 0 : i < count; walk ? i-- : i++) {
+      const ord = walk ? i : touched[i]!;
+      if (walk && stamp[ord] !== epoch) continue;
       if (heap.length < k) {
         heap.push(ord);
         for (let at = heap.length - 1; at > 0; ) {
           const up = (at - 1) >> 1;
           if (!worse(heap[at]!, heap[up]!)) break;
-          [heap[at], heap[up]] = [heap[up]!, heap[at]!];
+          const swap = heap[up]!;
+          heap[up] = heap[at]!;
+          heap[at] = swap;
           at = up;
         }
       } else if (k > 0 && worse(heap[0]!, ord)) {
