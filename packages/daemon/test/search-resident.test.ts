@@ -96,7 +96,7 @@ function loaded(docs: ReadonlyMap<string, Doc>): ResidentIndex {
   }
   for (const term of [...byTerm.keys()].sort(utf8Order)) {
     const postings = byTerm.get(term)!.sort((a, b) => (postingBefore(a, b) ? -1 : postingBefore(b, a) ? 1 : 0));
-    for (const p of postings) index.loadPosting(term, p.id, p.frequency, p.length);
+    for (const p of postings) index.loadPosting(term, p.id, 0, p.frequency, p.length);
   }
   index.endLoad();
   for (const surface of [...surfaces.keys()].sort(utf8Order)) index.loadSurface(surface, surfaces.get(surface)!.term, surfaces.get(surface)!.count);

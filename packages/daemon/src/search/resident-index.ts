@@ -47,24 +47,32 @@ const DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < CROCKFORD.length; i++) DIGIT[CROCKFORD.charCodeAt(i)] = i;
 
 /**
- * A ULID as three numbers that order as its text does (its 26 characters
- * at 5 bits each: 10, 8 and 8 of them, each part exact in a double), so
- * ties are broken without comparing strings.
+ * Reads the ULID at `text[from..from+26]` as three numbers that order as
+ * its text does (its 26 characters at 5 bits each: 10, 8 and 8 of them,
+ * each part exact in a double) into `into[at..at+3]`, so ids are compared,
+ * hashed and kept without strings.
  */
-function ulidParts(id: string, into: Float64Array, at: number): void {
-  if (id.length !== 26) throw new Error(`not a ULID: ${JSON.stringify(id)}`);
+function ulidParts(text: string, from: number, into: Float64Array, at: number): void {
+  if (text.length < from + 26) throw new Error(`not a ULID: ${JSON.stringify(text.slice(from))}`);
   let part = 0;
   let value = 0;
   for (let i = 0; i < 26; i++) {
-    const code = id.charCodeAt(i);
+    const code = text.charCodeAt(from + i);
     const digit = code < 128 ? DIGIT[code]! : -1;
-    if (digit < 0) throw new Error(`not a ULID: ${JSON.stringify(id)}`);
+    if (digit < 0) throw new Error(`not a ULID: ${JSON.stringify(text.slice(from, from + 26))}`);
     value = value * 32 + digit;
     if (i === 9 || i === 17 || i === 25) {
       into[at + part++] = value;
       value = 0;
     }
   }
+}
+
+/** A hash of the id at `parts[at..at+3]` (its random tail mostly). */
+function idHash(parts: Float64Array, at: number): number {
+  let h = Math.imul(parts[at + 2]! % 1073741824, 0x9e3779b1) ^ Math.imul(parts[at + 1]! % 1073741824, 0x85ebca6b) ^ (parts[at]! % 1073741824);
+  h ^= h >>> 15;
+  return Math.imul(h, 0x2c1b3c6d) ^ (h >>> 13);
 }
 
 /** The text of the ULID at `at` of `parts` (a new flat string: no slice of a LevelDB key kept alive). */
@@ -111,14 +119,18 @@ function grown<T extends Uint32Array | Uint8Array | Float64Array>(array: T, need
  * scores a brute-force ranking gives.
  */
 export class ResidentIndex {
-  #ids: string[] = [];
+  /** Ordinals handed out (live and dead). */
+  #count = 0;
   #lengths = new Uint32Array(64);
   #alive = new Uint8Array(64);
   /** Each fact's id as three numbers (ulidParts), for tie-breaking. */
   #idParts = new Float64Array(3 * 64);
   /** Whether ordinals follow id order (a higher ordinal is a newer fact): ties then compare ordinals. */
   #ordered = true;
-  readonly #ordOf = new Map<string, number>();
+  /** Ordinals by id hash, open addressing (-1: empty); dead ordinals stay until renumbering. */
+  #slots = new Int32Array(128).fill(-1);
+  /** An id being looked up, as parts. */
+  readonly #wanted = new Float64Array(3);
   readonly #terms = new Map<string, TermList>();
   readonly #surfaces = new Map<string, Surface>();
   /** Dictionary words in code point order (some may be gone: check #surfaces). */
@@ -168,18 +180,60 @@ export class ResidentIndex {
 
   /** Whether `id` is a current fact here. */
   has(id: string): boolean {
-    return this.#ordOf.has(id);
+    return this.#find(id, 0) >= 0;
+  }
+
+  /** The live ordinal of the id at `text[from..from+26]`, or -1. */
+  #find(text: string, from: number): number {
+    const wanted = this.#wanted;
+    ulidParts(text, from, wanted, 0);
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    const parts = this.#idParts;
+    for (let i = idHash(wanted, 0) & mask; ; i = (i + 1) & mask) {
+      const ord = slots[i]!;
+      if (ord < 0) return -1;
+      const at = 3 * ord;
+      if (parts[at + 2] === wanted[2] && parts[at + 1] === wanted[1] && parts[at] === wanted[0] && this.#alive[ord] !== 0) return ord;
+    }
+  }
+
+  /** Files an ordinal (its id parts set) in the hash table, growing it to stay at most half full. */
+  #file(ord: number): void {
+    if (2 * this.#count > this.#slots.length) {
+      const slots = new Int32Array(2 * this.#slots.length).fill(-1);
+      this.#slots = slots;
+      for (let o = 0; o < this.#count; o++) if (o !== ord) this.#place(o);
+    }
+    this.#place(ord);
+  }
+
+  #place(ord: number): void {
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    let i = idHash(this.#idParts, 3 * ord) & mask;
+    while (slots[i]! >= 0) i = (i + 1) & mask;
+    slots[i] = ord;
+  }
+
+  /** The id of an ordinal, as text. */
+  #id(ord: number): string {
+    return ulidText(this.#idParts, 3 * ord);
   }
 
   // --- Loading, from LevelDB's keys in their order ---------------------
 
-  /** A posting of the LevelDB index; a term's postings arrive together. */
-  loadPosting(term: string, id: string, frequency: number, length: number): void {
+  /**
+   * A posting of the LevelDB index: the fact whose id is `source[idAt..idAt+26]`
+   * holds `term` (the same string for all of a term's postings, which arrive
+   * together).
+   */
+  loadPosting(term: string, source: string, idAt: number, frequency: number, length: number): void {
     if (term !== this.#loadingTerm) this.#endLoadedTerm(term);
-    let ord = this.#ordOf.get(id);
-    if (ord === undefined) ord = this.#newOrdinal(id, length);
+    let ord = this.#find(source, idAt);
+    if (ord < 0) ord = this.#newOrdinal(source, idAt, length);
     const at = 2 * this.#loadingSize++;
-    this.#loadingPairs = grown(this.#loadingPairs, at + 2, (n) => new Uint32Array(n));
+    if (at + 2 > this.#loadingPairs.length) this.#loadingPairs = grown(this.#loadingPairs, at + 2, (n) => new Uint32Array(n));
     this.#loadingPairs[at] = ord;
     this.#loadingPairs[at + 1] = frequency;
   }
@@ -209,8 +263,8 @@ export class ResidentIndex {
     if (next === undefined) this.#loadingPairs = new Uint32Array(0);
   }
 
-  #newOrdinal(id: string, length: number): number {
-    const ord = this.#ids.length;
+  #newOrdinal(source: string, idAt: number, length: number): number {
+    const ord = this.#count;
     const need = ord + 1;
     if (need > this.#alive.length) {
       this.#lengths = grown(this.#lengths, need, (n) => new Uint32Array(n));
@@ -218,10 +272,9 @@ export class ResidentIndex {
       this.#idParts = grown(this.#idParts, 3 * this.#alive.length, (n) => new Float64Array(n));
     }
     const parts = this.#idParts;
-    ulidParts(id, parts, 3 * ord);
-    const text = ulidText(parts, 3 * ord);
-    this.#ids.push(text);
-    this.#ordOf.set(text, ord);
+    ulidParts(source, idAt, parts, 3 * ord);
+    this.#count++;
+    this.#file(ord);
     if (ord > 0 && this.#ordered) {
       const x = 3 * (ord - 1);
       const y = 3 * ord;
@@ -239,8 +292,8 @@ export class ResidentIndex {
 
   /** Indexes a fact that became current; false if it already is (nothing changes). */
   add(id: string, doc: DocTerms): boolean {
-    if (this.#ordOf.has(id)) return false;
-    const ord = this.#newOrdinal(id, doc.length);
+    if (this.#find(id, 0) >= 0) return false;
+    const ord = this.#newOrdinal(id, 0, doc.length);
     for (const [term, frequency] of doc.terms) {
       let list = this.#terms.get(term);
       if (list === undefined) this.#terms.set(term, (list = { pairs: new Uint32Array(2), size: 0, df: 0 }));
@@ -266,9 +319,8 @@ export class ResidentIndex {
 
   /** Removes a fact that stopped being current; false if it is not here (nothing changes). */
   remove(id: string, doc: DocTerms): boolean {
-    const ord = this.#ordOf.get(id);
-    if (ord === undefined) return false;
-    this.#ordOf.delete(id);
+    const ord = this.#find(id, 0);
+    if (ord < 0) return false;
     this.#alive[ord] = 0;
     this.#facts--;
     this.#length -= this.#lengths[ord]!;
@@ -321,29 +373,28 @@ export class ResidentIndex {
   #renumber(): void {
     const parts = this.#idParts;
     const live: number[] = [];
-    for (let ord = 0; ord < this.#ids.length; ord++) if (this.#alive[ord] !== 0) live.push(ord);
+    for (let ord = 0; ord < this.#count; ord++) if (this.#alive[ord] !== 0) live.push(ord);
     live.sort((a, b) => parts[3 * a]! - parts[3 * b]! || parts[3 * a + 1]! - parts[3 * b + 1]! || parts[3 * a + 2]! - parts[3 * b + 2]!);
-    const map = new Uint32Array(this.#ids.length);
-    const ids: string[] = [];
-    const lengths = new Uint32Array(Math.max(64, this.#facts));
+    const map = new Uint32Array(this.#count);
+    const lengths = new Uint32Array(Math.max(64, live.length));
     const idParts = new Float64Array(3 * lengths.length);
-    for (const ord of live) {
-      map[ord] = ids.length;
-      lengths[ids.length] = this.#lengths[ord]!;
-      idParts.set(parts.subarray(3 * ord, 3 * ord + 3), 3 * ids.length);
-      this.#ordOf.set(this.#ids[ord]!, ids.length);
-      ids.push(this.#ids[ord]!);
-    }
+    live.forEach((ord, to) => {
+      map[ord] = to;
+      lengths[to] = this.#lengths[ord]!;
+      idParts.set(parts.subarray(3 * ord, 3 * ord + 3), 3 * to);
+    });
     this.#pairs = 0;
     for (const list of this.#terms.values()) {
       this.#compactList(list);
       for (let i = 0; i < list.size; i++) list.pairs[2 * i] = map[list.pairs[2 * i]!]!;
       this.#pairs += list.size;
     }
-    this.#ids = ids;
+    this.#count = live.length;
     this.#lengths = lengths;
     this.#idParts = idParts;
-    this.#alive = new Uint8Array(lengths.length).fill(1, 0, ids.length);
+    this.#alive = new Uint8Array(lengths.length).fill(1, 0, live.length);
+    this.#slots = new Int32Array(Math.max(128, 2 ** Math.ceil(Math.log2(4 * live.length + 1)))).fill(-1);
+    for (let ord = 0; ord < live.length; ord++) this.#place(ord);
     this.#dead = 0;
     this.#ordered = true;
   }
@@ -431,7 +482,7 @@ export class ResidentIndex {
   }
 
   #prepareScratch(): void {
-    const need = this.#ids.length;
+    const need = this.#count;
     if (this.#score.length < need) {
       const size = Math.max(need, this.#score.length * 2);
       this.#score = new Float64Array(size);
@@ -548,8 +599,8 @@ export class ResidentIndex {
     const touched = this.#touched;
     const count = this.#touchedCount;
     const score = this.#score;
-    const ids = this.#ids;
     const id = this.#idParts;
+    const last = this.#count - 1;
     // a ranks below b: a lower score, or the same and an older (lower) id.
     const ordered = this.#ordered;
     const worse = (a: number, b: number): boolean => {
@@ -580,10 +631,10 @@ export class ResidentIndex {
     };
     // Many candidates: walk the ordinals down instead (newest first, so a
     // tie with the worst kept never displaces it).
-    const walk = count * 8 > ids.length;
+    const walk = count * 8 > last + 1;
     const stamp = this.#stamp;
     const epoch = this.#epoch;
-    for (let i = walk ? ids.length - 1 : 0; walk ? i >= 0 : i < count; walk ? i-- : i++) {
+    for (let i = walk ? last : 0; walk ? i >= 0 : i < count; walk ? i-- : i++) {
       const ord = walk ? i : touched[i]!;
       if (walk && stamp[ord] !== epoch) continue;
       if (heap.length < k) {
@@ -602,6 +653,6 @@ export class ResidentIndex {
       }
     }
     heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
-    return heap.map((ord) => ({ id: ids[ord]!, score: score[ord]! }));
+    return heap.map((ord) => ({ id: this.#id(ord), score: score[ord]! }));
   }
 }

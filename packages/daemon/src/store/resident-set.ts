@@ -4,7 +4,7 @@ import type { DocTerms } from '../search/doc-terms.js';
 import { ResidentIndex } from '../search/resident-index.js';
 import { decodeSurface } from './codec.js';
 import { type Db, type Sublevels, guard } from './context.js';
-import { KEY_SEP, agentRange, parsePosting } from './keys.js';
+import { KEY_SEP, POSTING_FIELD_MAX, agentRange } from './keys.js';
 
 /** One fact entering (+1) or leaving (-1) an agent's current set, as its batch indexed it. */
 export interface IndexChange {
@@ -20,8 +20,17 @@ const RETRY_AFTER_MS = 60_000;
 /** Loads this large are logged at start and end. */
 const LOG_POSTINGS = 100_000;
 
-/** A posting key's tail after the term: `\x00`, F and L (3 each), the 26-character id. */
-const TAIL = KEY_SEP.length + 32;
+/** Three base-36 digits at `key[at..at+3]` (a posting's F or L field), or -1. */
+function base36(key: string, at: number): number {
+  let value = 0;
+  for (let i = at; i < at + 3; i++) {
+    const c = key.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 122 ? c - 87 : -1;
+    if (digit < 0) return -1;
+    value = value * 36 + digit;
+  }
+  return value;
+}
 
 /**
  * The agents whose search index is held in memory ({@link ResidentIndex}),
@@ -144,6 +153,7 @@ export class ResidentSet {
     const index = new ResidentIndex();
     const range = { ...agentRange(agentId), snapshot };
     const termAt = agentId.length + KEY_SEP.length;
+    let term: string | undefined;
     try {
       const keys = this.#subs.post.keys(range);
       try {
@@ -152,11 +162,16 @@ export class ResidentSet {
           const chunk = await guard(`load the postings of agent ${agentId}`, () => keys.nextv(LOAD_CHUNK));
           if (chunk.length === 0) break;
           for (const key of chunk) {
-            if (key.length <= termAt + TAIL || key[key.length - TAIL] !== KEY_SEP) {
+            const idAt = key.length - 26;
+            const fieldsAt = idAt - 6;
+            const frequency = POSTING_FIELD_MAX - base36(key, fieldsAt);
+            const length = base36(key, fieldsAt + 3);
+            if (fieldsAt <= termAt || key.charCodeAt(fieldsAt - 1) !== 0 || frequency > POSTING_FIELD_MAX || length < 0) {
               throw decodeError(`posting key ${JSON.stringify(key)}`, new Error('expected <agentId>\\0<term>\\0<F><L><id>'));
             }
-            const p = parsePosting(key, key.length - TAIL + KEY_SEP.length);
-            index.loadPosting(key.slice(termAt, key.length - TAIL), p.id, p.frequency, p.length);
+            // A term's postings are adjacent: its string is cut once.
+            if (term === undefined || fieldsAt - 1 !== termAt + term.length || !key.startsWith(term, termAt)) term = key.slice(termAt, fieldsAt - 1);
+            index.loadPosting(term, key, idAt, frequency, length);
           }
         }
       } finally {
