@@ -55,6 +55,12 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
       ]),
     ),
     '',
+    'RSS by kind (MB): anonymous (heaps) / mapped files / of which LevelDB tables (read through mmap: pages touched stay counted while the table is open)',
+    formatTable(
+      ['scale', 'after load', 'after searches', 'restarted, after searches'],
+      scales.map((s) => [s.scale, ...[s.rssParts?.afterLoad, s.rssParts?.afterSearch, s.rssParts?.serving].map((p) => (p === undefined ? '-' : `${mb(p.anonBytes)} / ${mb(p.fileBytes)} / ${mb(p.tableBytes)}`))]),
+    ),
+    '',
     `memory.search through the socket (agent ${meta.searchedAgent}; queries: 1-3 words of its own facts, ~20% with the last word cut short):`,
     formatTable(
       ['scale', 'agent facts', 'in memory after s', 'queries', 'prefix', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { connect } from '../ndjson-client.mjs';
 import { percentile } from '../stats.mjs';
 import { SEARCHED_AGENT, importBatches } from './dataset.mjs';
-import { assertSameBuild, coldStart, importAll, rssBytes, shutdownDaemon, startDaemon, timeSearches, treeBytes } from './memoryd.mjs';
+import { assertSameBuild, coldStart, importAll, rssBreakdown, rssBytes, shutdownDaemon, startDaemon, timeSearches, treeBytes } from './memoryd.mjs';
 import { drawQueries } from './queries.mjs';
 import { runServerMemory } from './server-memory.mjs';
 
@@ -83,6 +83,7 @@ export async function runMemoryd(scale, opts, root, progress) {
   const status = await client.request('daemon.status', {});
   if (status.facts !== scale.total) throw new Error(`daemon.status counts ${status.facts} facts after loading ${scale.total}`);
   const rssAfterLoad = rssBytes(child.pid);
+  const partsAfterLoad = rssBreakdown(child.pid);
   say(`loaded in ${(load.ms / 1000).toFixed(1)} s (${Math.round(load.imported / (load.ms / 1000)).toLocaleString('en-US')} facts/s)`);
 
   const queries = drawQueries(kept, opts.queries, opts.seed);
@@ -93,6 +94,7 @@ export async function runMemoryd(scale, opts, root, progress) {
   const searched = await timeSearches(client, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child });
   say(`index in memory ${(searched.residentAfterMs / 1000).toFixed(1)} s after the first search (${searched.warmupSearches} warm-up searches)`);
   const rssAfterSearch = rssBytes(child.pid);
+  const partsAfterSearch = rssBreakdown(child.pid);
   const search = latency(searched.samplesNs);
   say(`searched in ${((performance.now() - searchStart) / 1000).toFixed(1)} s: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms`);
 
@@ -100,7 +102,7 @@ export async function runMemoryd(scale, opts, root, progress) {
 
   say(`cold start ×${opts.coldStarts}: spawning memoryd on the same data dir, polling its socket every 2 ms`);
   const colds = [];
-  /** @type {{rssBytes: number, search: ReturnType<typeof latency>, residentAfterMs: number} | undefined} */
+  /** @type {{rssBytes: number, parts: ReturnType<typeof rssBreakdown>, search: ReturnType<typeof latency>, residentAfterMs: number} | undefined} */
   let serving;
   for (let i = 0; i < opts.coldStarts; i++) {
     // A different probe each time, so no run answers from the last one's warm blocks alone.
@@ -115,7 +117,7 @@ export async function runMemoryd(scale, opts, root, progress) {
       say('serving: the same searches through the restarted daemon');
       const again = await timeSearches(run.client, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child: run.child });
       say(`serving: index in memory ${(again.residentAfterMs / 1000).toFixed(1)} s after the first search (${again.warmupSearches} warm-up searches)`);
-      serving = { rssBytes: rssBytes(run.child.pid), search: latency(again.samplesNs), residentAfterMs: again.residentAfterMs };
+      serving = { rssBytes: rssBytes(run.child.pid), parts: rssBreakdown(run.child.pid), search: latency(again.samplesNs), residentAfterMs: again.residentAfterMs };
       say(`serving: p50 ${serving.search.p50Ms.toFixed(3)} ms, p99 ${serving.search.p99Ms.toFixed(3)} ms, RSS ${(serving.rssBytes / 1e6).toFixed(1)} MB`);
     }
     await shutdownDaemon(run.client, run.child);
@@ -146,6 +148,7 @@ export async function runMemoryd(scale, opts, root, progress) {
       load: { ms: load.ms, factsPerSecond: load.imported / (load.ms / 1000) },
       storeBytes,
       rssBytes: { afterLoad: rssAfterLoad, afterSearch: rssAfterSearch, coldAfterFirstAnswer: rssCold, serving: serving?.rssBytes ?? rssCold },
+      rssParts: { afterLoad: partsAfterLoad, afterSearch: partsAfterSearch, serving: serving?.parts },
       servingSearch: serving?.search,
       servingResidentAfterMs: serving?.residentAfterMs,
       coldStart: cold,
