@@ -9,3 +9,4 @@ export { type Posting, type PostingSource, type WeightedList, mergeSources, post
 export { type Hit, MAX_LISTS, type TopKOptions, topK } from './top-k.js';
 export { type Completion, MAX_COMPLETIONS, MAX_PREFIX_SCAN, type PrefixPlan, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
 export { ResidentIndex, compareCodePoints } from './resident-index.js';
+export { PostingPool } from './posting-pool.js';

@@ -1,17 +1,9 @@
 import type { AnalysedQuery } from './analyze.js';
 import { PREFIX_WEIGHT, saturation } from './bm25.js';
 import type { DocTerms } from './doc-terms.js';
+import { PostingPool } from './posting-pool.js';
 import { type Completion, MAX_PREFIX_SCAN, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
 import type { Hit } from './top-k.js';
-
-/** A term's postings: pairs of (fact ordinal, weighted frequency), in no particular order. */
-interface TermList {
-  pairs: Uint32Array;
-  /** Pairs in use (live and removed). */
-  size: number;
-  /** Live pairs: the term's df. */
-  df: number;
-}
 
 /** A dictionary word: its term and how many current facts hold it. */
 interface Surface {
@@ -131,7 +123,8 @@ export class ResidentIndex {
   #slots = new Int32Array(128).fill(-1);
   /** An id being looked up, as parts. */
   readonly #wanted = new Float64Array(3);
-  readonly #terms = new Map<string, TermList>();
+  /** Each term's postings: pairs of (fact ordinal, weighted frequency), in no particular order. */
+  readonly #lists = new PostingPool();
   readonly #surfaces = new Map<string, Surface>();
   /** Dictionary words in code point order (some may be gone: check #surfaces). */
   #sorted: string[] = [];
@@ -140,7 +133,6 @@ export class ResidentIndex {
   #staleSorted = 0;
   #facts = 0;
   #length = 0;
-  #pairs = 0;
   #dead = 0;
   // Scratch of a search, by ordinal (searches are synchronous, so one set serves all).
   #score = new Float64Array(64);
@@ -170,12 +162,13 @@ export class ResidentIndex {
 
   /** Pairs held, live or not: what the index costs (8 bytes each, plus the words). */
   get postings(): number {
-    return this.#pairs;
+    return this.#lists.used;
   }
 
   /** The number of current facts holding `term`. */
   df(term: string): number {
-    return this.#terms.get(term)?.df ?? 0;
+    const id = this.#lists.list(term);
+    return id < 0 ? 0 : this.#lists.df[id]!;
   }
 
   /** Whether `id` is a current fact here. */
@@ -255,8 +248,7 @@ export class ResidentIndex {
     const term = this.#loadingTerm;
     const size = this.#loadingSize;
     if (term !== undefined && size > 0) {
-      this.#terms.set(own(term), { pairs: this.#loadingPairs.slice(0, 2 * size), size, df: size });
-      this.#pairs += size;
+      this.#lists.appendList(own(term), this.#loadingPairs, size);
     }
     this.#loadingTerm = next;
     this.#loadingSize = 0;
@@ -295,14 +287,9 @@ export class ResidentIndex {
     if (this.#find(id, 0) >= 0) return false;
     const ord = this.#newOrdinal(id, 0, doc.length);
     for (const [term, frequency] of doc.terms) {
-      let list = this.#terms.get(term);
-      if (list === undefined) this.#terms.set(term, (list = { pairs: new Uint32Array(2), size: 0, df: 0 }));
-      list.pairs = grown(list.pairs, 2 * (list.size + 1), (n) => new Uint32Array(n));
-      list.pairs[2 * list.size] = ord;
-      list.pairs[2 * list.size + 1] = frequency;
-      list.size++;
-      list.df++;
-      this.#pairs++;
+      const list = this.#lists.listFor(term);
+      this.#lists.append(list, ord, frequency);
+      this.#lists.df[list]!++;
     }
     for (const [surface, { term }] of doc.surfaces) {
       const s = this.#surfaces.get(surface);
@@ -326,15 +313,12 @@ export class ResidentIndex {
     this.#length -= this.#lengths[ord]!;
     this.#dead++;
     for (const term of doc.terms.keys()) {
-      const list = this.#terms.get(term);
-      if (list === undefined) continue;
-      list.df--;
-      if (list.df === 0) {
-        this.#terms.delete(term);
-        this.#pairs -= list.size;
-      } else if (list.size >= 16 && list.size > 2 * list.df) {
-        this.#pairs -= list.size - this.#compactList(list);
-      }
+      const lists = this.#lists;
+      const list = lists.list(term);
+      if (list < 0) continue;
+      const df = --lists.df[list]!;
+      if (df === 0) lists.delete(term);
+      else if (lists.size[list]! >= 16 && lists.size[list]! > 2 * df) lists.filter(list, this.#alive);
     }
     for (const surface of doc.surfaces.keys()) {
       const s = this.#surfaces.get(surface);
@@ -347,22 +331,6 @@ export class ResidentIndex {
     if (this.#staleSorted > RECENT_MAX && this.#staleSorted * 2 > this.#sorted.length) this.#mergeSurfaces();
     if (this.#dead > 1024 && this.#dead > this.#facts) this.#renumber();
     return true;
-  }
-
-  /** Drops a list's dead pairs; returns its new size. */
-  #compactList(list: TermList): number {
-    const alive = this.#alive;
-    let out = 0;
-    for (let i = 0; i < list.size; i++) {
-      const ord = list.pairs[2 * i]!;
-      if (alive[ord] === 0) continue;
-      list.pairs[2 * out] = ord;
-      list.pairs[2 * out + 1] = list.pairs[2 * i + 1]!;
-      out++;
-    }
-    list.size = out;
-    if (list.pairs.length > 4 * out + 8) list.pairs = list.pairs.slice(0, 2 * out);
-    return out;
   }
 
   /**
@@ -383,12 +351,8 @@ export class ResidentIndex {
       lengths[to] = this.#lengths[ord]!;
       idParts.set(parts.subarray(3 * ord, 3 * ord + 3), 3 * to);
     });
-    this.#pairs = 0;
-    for (const list of this.#terms.values()) {
-      this.#compactList(list);
-      for (let i = 0; i < list.size; i++) list.pairs[2 * i] = map[list.pairs[2 * i]!]!;
-      this.#pairs += list.size;
-    }
+    for (const list of this.#lists.ids()) this.#lists.filter(list, this.#alive, map);
+    this.#lists.pack();
     this.#count = live.length;
     this.#lengths = lengths;
     this.#idParts = idParts;
@@ -473,10 +437,10 @@ export class ResidentIndex {
     if (!everyListed) {
       // Candidates are the facts of the listed terms (and completions); the
       // others' lists only add to them, so scores keep the query's order.
-      for (const t of plan.listed) this.#mark(this.#terms.get(t.term)!);
-      for (const term of prefix?.terms ?? []) this.#mark(this.#terms.get(term)!);
+      for (const t of plan.listed) this.#mark(this.#lists.list(t.term));
+      for (const term of prefix?.terms ?? []) this.#mark(this.#lists.list(term));
     }
-    for (const { term, idf } of model.terms) this.#scoreTerm(this.#terms.get(term)!, idf, model.avgLength, everyListed, plan.own?.term === term);
+    for (const { term, idf } of model.terms) this.#scoreTerm(this.#lists.list(term), idf, model.avgLength, everyListed, plan.own?.term === term);
     if (prefix !== undefined) this.#scorePrefix(plan, prefix.terms, everyListed);
     return this.#topK(k);
   }
@@ -505,15 +469,17 @@ export class ResidentIndex {
   }
 
   /** Makes the live facts of a list candidates, at score 0. */
-  #mark(list: TermList): void {
-    const { pairs } = list;
+  #mark(list: number): void {
+    if (list < 0) return;
+    const pairs = this.#lists.pairs;
+    const from = 2 * this.#lists.start[list]!;
     const epoch = this.#epoch;
     const alive = this.#alive;
     const stamp = this.#stamp;
     const score = this.#score;
     const touched = this.#touched;
     let count = this.#touchedCount;
-    for (let i = 0, end = 2 * list.size; i < end; i += 2) {
+    for (let i = from, end = from + 2 * this.#lists.size[list]!; i < end; i += 2) {
       const ord = pairs[i]!;
       if (alive[ord] === 0 || stamp[ord] === epoch) continue;
       stamp[ord] = epoch;
@@ -524,8 +490,10 @@ export class ResidentIndex {
   }
 
   /** Adds a term's part to the candidates holding it (making every holder one when `addCandidates`). */
-  #scoreTerm(list: TermList, idf: number, avg: number, addCandidates: boolean, own: boolean): void {
-    const { pairs } = list;
+  #scoreTerm(list: number, idf: number, avg: number, addCandidates: boolean, own: boolean): void {
+    if (list < 0) return;
+    const pairs = this.#lists.pairs;
+    const from = 2 * this.#lists.start[list]!;
     const epoch = this.#epoch;
     const alive = this.#alive;
     const lengths = this.#lengths;
@@ -534,7 +502,7 @@ export class ResidentIndex {
     const score = this.#score;
     const touched = this.#touched;
     let count = this.#touchedCount;
-    for (let i = 0, end = 2 * list.size; i < end; i += 2) {
+    for (let i = from, end = from + 2 * this.#lists.size[list]!; i < end; i += 2) {
       const ord = pairs[i]!;
       if (alive[ord] === 0) continue;
       if (stamp[ord] !== epoch) {
@@ -562,10 +530,12 @@ export class ResidentIndex {
     const holders = this.#holders;
     let count = this.#touchedCount;
     let held = 0;
+    const pairs = this.#lists.pairs;
     for (const term of terms) {
-      const list = this.#terms.get(term)!;
-      const pairs = list.pairs;
-      for (let i = 0, end = 2 * list.size; i < end; i += 2) {
+      const list = this.#lists.list(term);
+      if (list < 0) continue;
+      const from = 2 * this.#lists.start[list]!;
+      for (let i = from, end = from + 2 * this.#lists.size[list]!; i < end; i += 2) {
         const ord = pairs[i]!;
         if (alive[ord] === 0 || ownStamp[ord] === epoch) continue;
         const f = pairs[i + 1]!;

@@ -1,0 +1,172 @@
+/**
+ * Every term's postings of one in-memory index, in one typed array: a
+ * term's list is a run of (fact ordinal, weighted frequency) pairs at
+ * `pairs[2 * start[list]]`, `size[list]` of them, room for `cap[list]`.
+ * One array and a few numbers per term, where an array per term cost some
+ * 200 bytes each (an index holds about one term per fact).
+ *
+ * A list that outgrows its room moves to the end with twice the room; the
+ * space it leaves is reclaimed when the garbage outweighs the lists.
+ */
+export class PostingPool {
+  pairs = new Uint32Array(2 * 1024);
+  start = new Uint32Array(64);
+  size = new Uint32Array(64);
+  cap = new Uint32Array(64);
+  /** Live postings of the list: the term's df (size also counts removed facts' pairs). */
+  df = new Uint32Array(64);
+  readonly #ids = new Map<string, number>();
+  readonly #free: number[] = [];
+  #lists = 0;
+  /** Pairs of the pool in use or left as garbage. */
+  #end = 0;
+  #garbage = 0;
+  #used = 0;
+  readonly #collectAfter: number;
+
+  /** `collectAfter`: garbage pairs tolerated before packing (when they also outweigh the lists). */
+  constructor(collectAfter = 65_536) {
+    this.#collectAfter = collectAfter;
+  }
+
+  /** Pairs held (live or of removed facts). */
+  get used(): number {
+    return this.#used;
+  }
+
+  /** The list of `term`, or -1. */
+  list(term: string): number {
+    return this.#ids.get(term) ?? -1;
+  }
+
+  /** The list of `term`, created empty if it has none. */
+  listFor(term: string): number {
+    let id = this.#ids.get(term);
+    if (id !== undefined) return id;
+    id = this.#free.pop() ?? this.#lists++;
+    if (id >= this.start.length) this.#growLists(2 * this.start.length);
+    this.start[id] = this.#end;
+    this.size[id] = 0;
+    this.cap[id] = 0;
+    this.df[id] = 0;
+    this.#ids.set(term, id);
+    return id;
+  }
+
+  /** Adds a pair to a list. */
+  append(id: number, ord: number, frequency: number): void {
+    const size = this.size[id]!;
+    if (size === this.cap[id]) this.#move(id, Math.max(2, 2 * size));
+    const at = 2 * (this.start[id]! + size);
+    this.pairs[at] = ord;
+    this.pairs[at + 1] = frequency;
+    this.size[id] = size + 1;
+    this.#used++;
+  }
+
+  /** Adds a whole list (loading): `n` pairs of `from`. */
+  appendList(term: string, from: Uint32Array, n: number): void {
+    const id = this.listFor(term);
+    this.#move(id, n);
+    this.pairs.set(from.subarray(0, 2 * n), 2 * this.start[id]!);
+    this.size[id] = n;
+    this.df[id] = n;
+    this.#used += n;
+  }
+
+  /** Drops a term's list (its df reached 0). */
+  delete(term: string): void {
+    const id = this.#ids.get(term);
+    if (id === undefined) return;
+    this.#ids.delete(term);
+    this.#garbage += this.cap[id]!;
+    this.#used -= this.size[id]!;
+    this.size[id] = 0;
+    this.cap[id] = 0;
+    this.#free.push(id);
+    this.#collectIfWasteful();
+  }
+
+  /**
+   * Keeps, in one list, the pairs whose fact `keep` approves, renumbered
+   * by `renumber` when given; returns how many pairs it dropped.
+   */
+  filter(id: number, keep: Uint8Array, renumber?: Uint32Array): number {
+    const pairs = this.pairs;
+    const base = 2 * this.start[id]!;
+    const size = this.size[id]!;
+    let out = 0;
+    for (let i = 0; i < size; i++) {
+      const ord = pairs[base + 2 * i]!;
+      if (keep[ord] === 0) continue;
+      pairs[base + 2 * out] = renumber === undefined ? ord : renumber[ord]!;
+      pairs[base + 2 * out + 1] = pairs[base + 2 * i + 1]!;
+      out++;
+    }
+    this.size[id] = out;
+    this.#used -= size - out;
+    return size - out;
+  }
+
+  /** Every list. */
+  ids(): IterableIterator<number> {
+    return this.#ids.values();
+  }
+
+  /** Rewrites the pool with the lists packed, each with room for what it holds. */
+  pack(): void {
+    const pairs = new Uint32Array(Math.max(2 * 1024, 2 * this.#used + 2 * 1024));
+    let end = 0;
+    for (const id of this.#ids.values()) {
+      const size = this.size[id]!;
+      pairs.set(this.pairs.subarray(2 * this.start[id]!, 2 * (this.start[id]! + size)), 2 * end);
+      this.start[id] = end;
+      this.cap[id] = size;
+      end += size;
+    }
+    this.pairs = pairs;
+    this.#end = end;
+    this.#garbage = 0;
+  }
+
+  /** Gives a list room for `room` pairs at the pool's end, copying what it holds. */
+  #move(id: number, room: number): void {
+    this.#collectIfWasteful();
+    const start = this.start[id]!;
+    const size = this.size[id]!;
+    // The last list grows in place.
+    const last = start + this.cap[id]! === this.#end;
+    const to = last ? start : this.#end;
+    const end = to + room;
+    if (2 * end > this.pairs.length) this.#growPool(2 * end);
+    if (!last) {
+      this.pairs.copyWithin(2 * to, 2 * start, 2 * (start + size));
+      this.#garbage += this.cap[id]!;
+      this.start[id] = to;
+    }
+    this.cap[id] = room;
+    this.#end = end;
+  }
+
+  #collectIfWasteful(): void {
+    if (this.#garbage > this.#collectAfter && this.#garbage > this.#end - this.#garbage) this.pack();
+  }
+
+  #growPool(need: number): void {
+    const pairs = new Uint32Array(Math.max(need, Math.ceil(this.pairs.length * 1.5)));
+    pairs.set(this.pairs.subarray(0, 2 * this.#end));
+    this.pairs = pairs;
+  }
+
+  #growLists(n: number): void {
+    const grow = (a: Uint32Array) => {
+      const b = new Uint32Array(n);
+      b.set(a);
+      return b;
+    };
+    this.start = grow(this.start);
+    this.size = grow(this.size);
+    this.cap = grow(this.cap);
+    this.df = grow(this.df);
+  }
+}
