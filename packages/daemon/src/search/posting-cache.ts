@@ -75,6 +75,13 @@ export class PostingCache {
     for (const term of terms) this.#drop(listKey(agentId, term));
   }
 
+  /** Drops everything cached of an agent (its searches no longer read LevelDB). */
+  forget(agentId: string): void {
+    const prefix = listKey(agentId, '');
+    for (const key of this.#lists.keys()) if (key.startsWith(prefix)) this.#drop(key);
+    for (const key of this.#completions.keys()) if (key.startsWith(prefix)) this.#completions.delete(key);
+  }
+
   /** The cached head of a term's list, if any (and marks it recently used). */
   list(agentId: string, term: string): CachedList | undefined {
     const key = listKey(agentId, term);

@@ -34,6 +34,11 @@ export class PostingPool {
     return this.#used;
   }
 
+  /** Makes room for `pairs` more pairs at once (a load that knows roughly how many will come). */
+  reserve(pairs: number): void {
+    if (2 * (this.#end + pairs) > this.pairs.length) this.#growPool(2 * (this.#end + pairs));
+  }
+
   /** The list of `term`, or -1. */
   list(term: string): number {
     return this.#ids.get(term) ?? -1;

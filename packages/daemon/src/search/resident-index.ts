@@ -84,7 +84,7 @@ function ulidText(parts: Float64Array, at: number): string {
 /**
  * A copy of `s` that keeps nothing else alive: V8 makes a string cut from
  * a longer one (13 characters or more) a view of it, which would hold the
- * whole LevelDB key in memory for as long as the index keeps the word.
+ * whole text it was cut from in memory for as long as the index keeps it.
  */
 function own(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
@@ -145,10 +145,8 @@ export class ResidentIndex {
   #touchedCount = 0;
   #holders = new Uint32Array(64);
   #epoch = 0;
-  // Load state: the term whose postings are arriving, and its pairs so far.
-  #loadingTerm: string | undefined;
-  #loadingPairs = new Uint32Array(1024);
-  #loadingSize = 0;
+  /** Loading: new words wait unsorted until the end. */
+  #loading = false;
 
   /** Current facts. */
   get facts(): number {
@@ -214,45 +212,29 @@ export class ResidentIndex {
     return ulidText(this.#idParts, 3 * ord);
   }
 
-  // --- Loading, from LevelDB's keys in their order ---------------------
+  // --- Loading ------------------------------------------------------------
 
   /**
-   * A posting of the LevelDB index: the fact whose id is `source[idAt..idAt+26]`
-   * holds `term` (the same string for all of a term's postings, which arrive
-   * together).
+   * Starts a load of about `postings` postings: the adds until
+   * {@link endLoad} defer sorting the word list.
    */
-  loadPosting(term: string, source: string, idAt: number, frequency: number, length: number): void {
-    if (term !== this.#loadingTerm) this.#endLoadedTerm(term);
-    let ord = this.#find(source, idAt);
-    if (ord < 0) ord = this.#newOrdinal(source, idAt, length);
-    const at = 2 * this.#loadingSize++;
-    if (at + 2 > this.#loadingPairs.length) this.#loadingPairs = grown(this.#loadingPairs, at + 2, (n) => new Uint32Array(n));
-    this.#loadingPairs[at] = ord;
-    this.#loadingPairs[at + 1] = frequency;
+  beginLoad(postings = 0): void {
+    this.#loading = true;
+    this.#lists.reserve(postings);
   }
 
-  /** A dictionary word; they arrive in byte order. */
-  loadSurface(surface: string, term: string, count: number): void {
-    const word = own(surface);
-    this.#surfaces.set(word, { term: own(term), count });
-    this.#sorted.push(word);
-  }
-
-  /** Ends loading: the last term's postings are stored. */
+  /** Ends a load: sorts the word list once and packs the postings tight. */
   endLoad(): void {
-    this.#endLoadedTerm(undefined);
-    this.#renumber();
-  }
-
-  #endLoadedTerm(next: string | undefined): void {
-    const term = this.#loadingTerm;
-    const size = this.#loadingSize;
-    if (term !== undefined && size > 0) {
-      this.#lists.appendList(own(term), this.#loadingPairs, size);
+    this.#loading = false;
+    if (this.#sorted.length === 0 && this.#staleSorted === 0) {
+      // Only adds so far: every recent word is live and new.
+      this.#sorted = this.#recent.sort(compareCodePoints);
+      this.#recent = [];
+    } else {
+      this.#mergeSurfaces();
     }
-    this.#loadingTerm = next;
-    this.#loadingSize = 0;
-    if (next === undefined) this.#loadingPairs = new Uint32Array(0);
+    if (this.#dead > 0) this.#renumber();
+    else this.#lists.pack();
   }
 
   #newOrdinal(source: string, idAt: number, length: number): number {
@@ -287,7 +269,8 @@ export class ResidentIndex {
     if (this.#find(id, 0) >= 0) return false;
     const ord = this.#newOrdinal(id, 0, doc.length);
     for (const [term, frequency] of doc.terms) {
-      const list = this.#lists.listFor(term);
+      let list = this.#lists.list(term);
+      if (list < 0) list = this.#lists.listFor(own(term));
       this.#lists.append(list, ord, frequency);
       this.#lists.df[list]!++;
     }
@@ -297,10 +280,12 @@ export class ResidentIndex {
         s.count++;
         continue;
       }
-      this.#surfaces.set(surface, { term, count: 1 });
-      this.#recent.push(surface);
+      // Kept copies: the analysis cuts words from the fact's text.
+      const word = own(surface);
+      this.#surfaces.set(word, { term: term === surface ? word : own(term), count: 1 });
+      this.#recent.push(word);
     }
-    if (this.#recent.length > RECENT_MAX) this.#mergeSurfaces();
+    if (this.#recent.length > RECENT_MAX && !this.#loading) this.#mergeSurfaces();
     return true;
   }
 

@@ -85,6 +85,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
     const subs = openSublevels(db);
     await checkLayout(db, subs, sync);
     await ensureIndex(db, subs, sync, logger);
+    const postings = new PostingCache(POSTING_CACHE_SIZE);
     const ctx: StoreContext = {
       db,
       subs,
@@ -93,8 +94,9 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
       lock: new AgentLock(),
       logger,
       counters: await AgentCounters.load(subs, logger),
-      postings: new PostingCache(POSTING_CACHE_SIZE),
-      resident: new ResidentSet(db, subs, logger, options.searchMemoryPostings ?? SEARCH_MEMORY_POSTINGS),
+      postings,
+      // An agent in memory reads no posting list from LevelDB: its cached heads go.
+      resident: new ResidentSet(db, subs, logger, options.searchMemoryPostings ?? SEARCH_MEMORY_POSTINGS, (agentId) => postings.forget(agentId)),
       newId: idSource(),
     };
     return new LevelMemoryStore(ctx, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs);
