@@ -67,20 +67,6 @@ function idHash(parts: Float64Array, at: number): number {
   return Math.imul(h, 0x2c1b3c6d) ^ (h >>> 13);
 }
 
-/** The text of the ULID at `at` of `parts` (a new flat string: no slice of a LevelDB key kept alive). */
-function ulidText(parts: Float64Array, at: number): string {
-  const codes = new Array<number>(26);
-  for (let p = 2, end = 26; p >= 0; p--) {
-    let value = parts[at + p]!;
-    for (let i = end - 1, start = p === 0 ? 0 : end - 8; i >= start; i--) {
-      codes[i] = CROCKFORD.charCodeAt(value % 32);
-      value = Math.floor(value / 32);
-    }
-    end -= 8;
-  }
-  return String.fromCharCode(...codes);
-}
-
 /**
  * A copy of `s` that keeps nothing else alive: V8 makes a string cut from
  * a longer one (13 characters or more) a view of it, which would hold the
@@ -115,8 +101,10 @@ export class ResidentIndex {
   #count = 0;
   #lengths = new Uint32Array(64);
   #alive = new Uint8Array(64);
-  /** Each fact's id as three numbers (ulidParts), for tie-breaking. */
+  /** Each fact's id as three numbers (ulidParts), for tie-breaking and hashing. */
   #idParts = new Float64Array(3 * 64);
+  /** Each fact's id as text, 26 bytes each: the ids of the hits are cut from it. */
+  #idText = Buffer.alloc(26 * 64);
   /** Whether ordinals follow id order (a higher ordinal is a newer fact): ties then compare ordinals. */
   #ordered = true;
   /** Ordinals by id hash, open addressing (-1: empty); dead ordinals stay until renumbering. */
@@ -209,7 +197,7 @@ export class ResidentIndex {
 
   /** The id of an ordinal, as text. */
   #id(ord: number): string {
-    return ulidText(this.#idParts, 3 * ord);
+    return this.#idText.toString('latin1', 26 * ord, 26 * ord + 26);
   }
 
   // --- Loading ------------------------------------------------------------
@@ -244,9 +232,15 @@ export class ResidentIndex {
       this.#lengths = grown(this.#lengths, need, (n) => new Uint32Array(n));
       this.#alive = grown(this.#alive, need, (n) => new Uint8Array(n));
       this.#idParts = grown(this.#idParts, 3 * this.#alive.length, (n) => new Float64Array(n));
+      if (this.#idText.length < 26 * this.#alive.length) {
+        const text = Buffer.alloc(26 * this.#alive.length);
+        this.#idText.copy(text);
+        this.#idText = text;
+      }
     }
     const parts = this.#idParts;
     ulidParts(source, idAt, parts, 3 * ord);
+    this.#idText.write(source.length === 26 ? source : source.slice(idAt, idAt + 26), 26 * ord, 'latin1');
     this.#count++;
     this.#file(ord);
     if (ord > 0 && this.#ordered) {
@@ -331,16 +325,19 @@ export class ResidentIndex {
     const map = new Uint32Array(this.#count);
     const lengths = new Uint32Array(Math.max(64, live.length));
     const idParts = new Float64Array(3 * lengths.length);
+    const idText = Buffer.alloc(26 * lengths.length);
     live.forEach((ord, to) => {
       map[ord] = to;
       lengths[to] = this.#lengths[ord]!;
       idParts.set(parts.subarray(3 * ord, 3 * ord + 3), 3 * to);
+      this.#idText.copy(idText, 26 * to, 26 * ord, 26 * ord + 26);
     });
     for (const list of this.#lists.ids()) this.#lists.filter(list, this.#alive, map);
     this.#lists.pack();
     this.#count = live.length;
     this.#lengths = lengths;
     this.#idParts = idParts;
+    this.#idText = idText;
     this.#alive = new Uint8Array(lengths.length).fill(1, 0, live.length);
     this.#slots = new Int32Array(Math.max(128, 2 ** Math.ceil(Math.log2(4 * live.length + 1)))).fill(-1);
     for (let ord = 0; ord < live.length; ord++) this.#place(ord);
@@ -555,7 +552,6 @@ export class ResidentIndex {
     const count = this.#touchedCount;
     const score = this.#score;
     const id = this.#idParts;
-    const last = this.#count - 1;
     // a ranks below b: a lower score, or the same and an older (lower) id.
     const ordered = this.#ordered;
     const worse = (a: number, b: number): boolean => {
@@ -584,14 +580,11 @@ export class ResidentIndex {
         at = c;
       }
     };
-    // Many candidates: walk the ordinals down instead (newest first, so a
-    // tie with the worst kept never displaces it).
-    const walk = count * 8 > last + 1;
-    const stamp = this.#stamp;
-    const epoch = this.#epoch;
-    for (let i = walk ? last : 0; walk ? i >= 0 : i < count; walk ? i-- : i++) {
-      const ord = walk ? i : touched[i]!;
-      if (walk && stamp[ord] !== epoch) continue;
+    // Last met first: lists hold their facts oldest first, so ties (all
+    // of a one-word query's facts may share a score) come newest first
+    // and seldom displace the worst kept.
+    for (let i = count - 1; i >= 0; i--) {
+      const ord = touched[i]!;
       if (heap.length < k) {
         heap.push(ord);
         for (let at = heap.length - 1; at > 0; ) {
