@@ -7,6 +7,7 @@ import type { AgentLock } from './agent-lock.js';
 import type { PostingCache } from '../search/posting-cache.js';
 import type { AgentCounters } from './counters.js';
 import type { GroupCommit } from './group-commit.js';
+import type { FactCache } from './fact-cache.js';
 import type { ResidentSet } from './resident-set.js';
 import { SublevelNames } from './keys.js';
 
@@ -64,6 +65,8 @@ export interface StoreContext {
   postings: PostingCache;
   /** Agents whose whole index is in memory (store/resident-set.ts). */
   resident: ResidentSet;
+  /** Facts recently returned by searches (store/fact-cache.ts). */
+  facts: FactCache;
   /** A new ULID and its creation time (the same millisecond). */
   newId(): { id: string; createdAt: string };
 }

@@ -13,6 +13,7 @@ import { AgentCounters } from './counters.js';
 import { GroupCommit } from './group-commit.js';
 import { ensureIndex } from './index-build.js';
 import { PostingCache } from '../search/posting-cache.js';
+import { FactCache } from './fact-cache.js';
 import { ResidentSet } from './resident-set.js';
 
 /** Postings kept in memory across searches, packed (~34 bytes each): some 10 MB at most. */
@@ -24,6 +25,9 @@ const POSTING_CACHE_SIZE = 300_000;
  * facts holds some 3 million.
  */
 export const SEARCH_MEMORY_POSTINGS = 6_000_000;
+
+/** Facts recently returned by searches kept decoded (~0.5 KB each). */
+const FACT_CACHE_SIZE = 4096;
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions {
@@ -95,6 +99,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
       logger,
       counters: await AgentCounters.load(subs, logger),
       postings,
+      facts: new FactCache(FACT_CACHE_SIZE),
       // An agent in memory reads no posting list from LevelDB: its cached heads go.
       resident: new ResidentSet(db, subs, logger, options.searchMemoryPostings ?? SEARCH_MEMORY_POSTINGS, (agentId) => postings.forget(agentId)),
       newId: idSource(),

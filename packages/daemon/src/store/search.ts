@@ -137,8 +137,12 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const facts = new Map<string, StoredFact | undefined>();
   const read = (id: string): StoredFact | undefined => {
     if (facts.has(id)) return facts.get(id);
-    const text = readSync(`read fact ${id}`, () => ctx.subs.fact.getSync(recordKey(p.agentId, id)));
-    const fact = text === undefined ? undefined : decodeFact(`fact ${id} of agent ${p.agentId}`, text, id);
+    let fact = ctx.facts.get(p.agentId, id);
+    if (fact === undefined) {
+      const text = readSync(`read fact ${id}`, () => ctx.subs.fact.getSync(recordKey(p.agentId, id)));
+      fact = text === undefined ? undefined : decodeFact(`fact ${id} of agent ${p.agentId}`, text, id);
+      if (fact !== undefined) ctx.facts.set(p.agentId, fact);
+    }
     facts.set(id, fact);
     return fact;
   };

@@ -98,7 +98,10 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
   await guard(what, () => ctx.writer.write(batch.ops));
   for (const [agentId, after] of moved) ctx.counters.set(agentId, after);
   for (const [agentId, terms] of batch.touched()) ctx.postings.changed(agentId, terms);
-  for (const [agentId, changes] of batch.changes()) ctx.resident.apply(agentId, changes);
+  for (const [agentId, changes] of batch.changes()) {
+    ctx.resident.apply(agentId, changes);
+    for (const c of changes) if (c.sign < 0) ctx.facts.delete(agentId, c.id);
+  }
 }
 
 /** Every agent's counters, sorted by agentId (the stats keys' order). */
