@@ -34,9 +34,33 @@ export class PostingPool {
     return this.#used;
   }
 
-  /** Makes room for `pairs` more pairs at once (a load that knows roughly how many will come). */
-  reserve(pairs: number): void {
-    if (2 * (this.#end + pairs) > this.pairs.length) this.#growPool(2 * (this.#end + pairs));
+  /**
+   * Fills empty lists at once from `n` staged triples (list, fact ordinal,
+   * frequency): each list gets exactly the room it needs, in one pool
+   * allocation, where appending one by one would move every list as it
+   * grows and leave half the pool as garbage.
+   */
+  fill(triples: Uint32Array, n: number): void {
+    const counts = new Uint32Array(this.#lists);
+    for (let i = 0; i < n; i++) counts[triples[3 * i]!]!++;
+    let end = this.#end;
+    for (let id = 0; id < this.#lists; id++) {
+      if (counts[id] === 0) continue;
+      if (this.size[id] !== 0) throw new Error('PostingPool.fill: the lists must be empty');
+      this.start[id] = end;
+      this.cap[id] = counts[id]!;
+      end += counts[id]!;
+    }
+    if (2 * end > this.pairs.length) this.#growPool(2 * end);
+    const pairs = this.pairs;
+    for (let i = 0; i < n; i++) {
+      const id = triples[3 * i]!;
+      const at = 2 * (this.start[id]! + this.size[id]!++);
+      pairs[at] = triples[3 * i + 1]!;
+      pairs[at + 1] = triples[3 * i + 2]!;
+    }
+    this.#end = end;
+    this.#used += n;
   }
 
   /** The list of `term`, or -1. */
@@ -158,7 +182,7 @@ export class PostingPool {
   }
 
   #growPool(need: number): void {
-    const pairs = new Uint32Array(Math.max(need, Math.ceil(this.pairs.length * 1.5)));
+    const pairs = new Uint32Array(this.#end === 0 ? need : Math.max(need, Math.ceil(this.pairs.length * 1.5)));
     pairs.set(this.pairs.subarray(0, 2 * this.#end));
     this.pairs = pairs;
   }

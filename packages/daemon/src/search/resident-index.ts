@@ -135,6 +135,9 @@ export class ResidentIndex {
   #epoch = 0;
   /** Loading: new words wait unsorted until the end. */
   #loading = false;
+  /** Loading: the postings, as (list, fact ordinal, frequency) triples, until the end fills the lists at once. */
+  #staged: Uint32Array | undefined;
+  #stagedCount = 0;
 
   /** Current facts. */
   get facts(): number {
@@ -208,12 +211,17 @@ export class ResidentIndex {
    */
   beginLoad(postings = 0): void {
     this.#loading = true;
-    this.#lists.reserve(postings);
+    this.#staged = new Uint32Array(3 * Math.max(1024, postings));
+    this.#stagedCount = 0;
   }
 
   /** Ends a load: sorts the word list once and packs the postings tight. */
   endLoad(): void {
     this.#loading = false;
+    if (this.#staged !== undefined) {
+      this.#lists.fill(this.#staged, this.#stagedCount);
+      this.#staged = undefined;
+    }
     if (this.#sorted.length === 0 && this.#staleSorted === 0) {
       // Only adds so far: every recent word is live and new.
       this.#sorted = this.#recent.sort(compareCodePoints);
@@ -222,7 +230,6 @@ export class ResidentIndex {
       this.#mergeSurfaces();
     }
     if (this.#dead > 0) this.#renumber();
-    else this.#lists.pack();
   }
 
   #newOrdinal(source: string, idAt: number, length: number): number {
@@ -265,7 +272,8 @@ export class ResidentIndex {
     for (const [term, frequency] of doc.terms) {
       let list = this.#lists.list(term);
       if (list < 0) list = this.#lists.listFor(own(term));
-      this.#lists.append(list, ord, frequency);
+      if (this.#staged !== undefined) this.#stage(list, ord, frequency);
+      else this.#lists.append(list, ord, frequency);
       this.#lists.df[list]!++;
     }
     for (const [surface, { term }] of doc.surfaces) {
@@ -283,8 +291,23 @@ export class ResidentIndex {
     return true;
   }
 
+  #stage(list: number, ord: number, frequency: number): void {
+    let staged = this.#staged!;
+    const at = 3 * this.#stagedCount++;
+    if (at + 3 > staged.length) {
+      const more = new Uint32Array(Math.ceil(staged.length * 1.5) + 3);
+      more.set(staged);
+      this.#staged = staged = more;
+    }
+    staged[at] = list;
+    staged[at + 1] = ord;
+    staged[at + 2] = frequency;
+  }
+
   /** Removes a fact that stopped being current; false if it is not here (nothing changes). */
   remove(id: string, doc: DocTerms): boolean {
+    // A freed list's number could be reused while triples still name it.
+    if (this.#staged !== undefined) throw new Error('ResidentIndex.remove during a load: replay removals after endLoad');
     const ord = this.#find(id, 0);
     if (ord < 0) return false;
     this.#alive[ord] = 0;
