@@ -442,8 +442,9 @@ export class ResidentIndex {
     if (!everyListed) {
       // Candidates are the facts of the listed terms (and completions); the
       // others' lists only add to them, so scores keep the query's order.
-      for (const t of plan.listed) this.#mark(this.#lists.list(t.term));
-      for (const term of prefix?.terms ?? []) this.#mark(this.#lists.list(term));
+      // (An idf of 0 makes a list's facts candidates and adds nothing.)
+      for (const t of plan.listed) this.#scoreTerm(this.#lists.list(t.term), 0, 1, true, false);
+      for (const term of prefix?.terms ?? []) this.#scoreTerm(this.#lists.list(term), 0, 1, true, false);
     }
     for (const { term, idf } of model.terms) this.#scoreTerm(this.#lists.list(term), idf, model.avgLength, everyListed, plan.own?.term === term);
     if (prefix !== undefined) this.#scorePrefix(plan, prefix.terms, everyListed);
@@ -471,27 +472,6 @@ export class ResidentIndex {
     }
     this.#epoch++;
     this.#touchedCount = 0;
-  }
-
-  /** Makes the live facts of a list candidates, at score 0. */
-  #mark(list: number): void {
-    if (list < 0) return;
-    const pairs = this.#lists.pairs;
-    const from = 2 * this.#lists.start[list]!;
-    const epoch = this.#epoch;
-    const alive = this.#alive;
-    const stamp = this.#stamp;
-    const score = this.#score;
-    const touched = this.#touched;
-    let count = this.#touchedCount;
-    for (let i = from, end = from + 2 * this.#lists.size[list]!; i < end; i += 2) {
-      const ord = pairs[i]!;
-      if (alive[ord] === 0 || stamp[ord] === epoch) continue;
-      stamp[ord] = epoch;
-      score[ord] = 0;
-      touched[count++] = ord;
-    }
-    this.#touchedCount = count;
   }
 
   /** Adds a term's part to the candidates holding it (making every holder one when `addCandidates`). */
