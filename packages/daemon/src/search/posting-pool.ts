@@ -93,16 +93,6 @@ export class PostingPool {
     this.#used++;
   }
 
-  /** Adds a whole list (loading): `n` pairs of `from`. */
-  appendList(term: string, from: Uint32Array, n: number): void {
-    const id = this.listFor(term);
-    this.#move(id, n);
-    this.pairs.set(from.subarray(0, 2 * n), 2 * this.start[id]!);
-    this.size[id] = n;
-    this.df[id] = n;
-    this.#used += n;
-  }
-
   /** Drops a term's list (its df reached 0). */
   delete(term: string): void {
     const id = this.#ids.get(term);

@@ -39,19 +39,18 @@ const DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < CROCKFORD.length; i++) DIGIT[CROCKFORD.charCodeAt(i)] = i;
 
 /**
- * Reads the ULID at `text[from..from+26]` as three numbers that order as
- * its text does (its 26 characters at 5 bits each: 10, 8 and 8 of them,
+ * Reads a ULID as three numbers that order as its text does (its 26 characters at 5 bits each: 10, 8 and 8 of them,
  * each part exact in a double) into `into[at..at+3]`, so ids are compared,
  * hashed and kept without strings.
  */
-function ulidParts(text: string, from: number, into: Float64Array, at: number): void {
-  if (text.length < from + 26) throw new Error(`not a ULID: ${JSON.stringify(text.slice(from))}`);
+function ulidParts(id: string, into: Float64Array, at: number): void {
+  if (id.length !== 26) throw new Error(`not a ULID: ${JSON.stringify(id)}`);
   let part = 0;
   let value = 0;
   for (let i = 0; i < 26; i++) {
-    const code = text.charCodeAt(from + i);
+    const code = id.charCodeAt(i);
     const digit = code < 128 ? DIGIT[code]! : -1;
-    if (digit < 0) throw new Error(`not a ULID: ${JSON.stringify(text.slice(from, from + 26))}`);
+    if (digit < 0) throw new Error(`not a ULID: ${JSON.stringify(id)}`);
     value = value * 32 + digit;
     if (i === 9 || i === 17 || i === 25) {
       into[at + part++] = value;
@@ -162,13 +161,13 @@ export class ResidentIndex {
 
   /** Whether `id` is a current fact here. */
   has(id: string): boolean {
-    return this.#find(id, 0) >= 0;
+    return this.#find(id) >= 0;
   }
 
-  /** The live ordinal of the id at `text[from..from+26]`, or -1. */
-  #find(text: string, from: number): number {
+  /** The live ordinal of `id`, or -1. */
+  #find(id: string): number {
     const wanted = this.#wanted;
-    ulidParts(text, from, wanted, 0);
+    ulidParts(id, wanted, 0);
     const slots = this.#slots;
     const mask = slots.length - 1;
     const parts = this.#idParts;
@@ -232,7 +231,7 @@ export class ResidentIndex {
     if (this.#dead > 0) this.#renumber();
   }
 
-  #newOrdinal(source: string, idAt: number, length: number): number {
+  #newOrdinal(id: string, length: number): number {
     const ord = this.#count;
     const need = ord + 1;
     if (need > this.#alive.length) {
@@ -246,8 +245,8 @@ export class ResidentIndex {
       }
     }
     const parts = this.#idParts;
-    ulidParts(source, idAt, parts, 3 * ord);
-    this.#idText.write(source.length === 26 ? source : source.slice(idAt, idAt + 26), 26 * ord, 'latin1');
+    ulidParts(id, parts, 3 * ord);
+    this.#idText.write(id, 26 * ord, 'latin1');
     this.#count++;
     this.#file(ord);
     if (ord > 0 && this.#ordered) {
@@ -267,8 +266,8 @@ export class ResidentIndex {
 
   /** Indexes a fact that became current; false if it already is (nothing changes). */
   add(id: string, doc: DocTerms): boolean {
-    if (this.#find(id, 0) >= 0) return false;
-    const ord = this.#newOrdinal(id, 0, doc.length);
+    if (this.#find(id) >= 0) return false;
+    const ord = this.#newOrdinal(id, doc.length);
     for (const [term, frequency] of doc.terms) {
       let list = this.#lists.list(term);
       if (list < 0) list = this.#lists.listFor(own(term));
@@ -308,7 +307,7 @@ export class ResidentIndex {
   remove(id: string, doc: DocTerms): boolean {
     // A freed list's number could be reused while triples still name it.
     if (this.#staged !== undefined) throw new Error('ResidentIndex.remove during a load: replay removals after endLoad');
-    const ord = this.#find(id, 0);
+    const ord = this.#find(id);
     if (ord < 0) return false;
     this.#alive[ord] = 0;
     this.#facts--;

@@ -4,7 +4,7 @@ import { ResidentIndex } from '../search/resident-index.js';
 import { docTerms } from '../search/doc-terms.js';
 import { decodeFact } from './codec.js';
 import { type Db, type Sublevels, guard } from './context.js';
-import { KEY_SEP, agentRange } from './keys.js';
+import { agentRange, splitKey } from './keys.js';
 
 /** One fact entering (+1) or leaving (-1) an agent's current set, as its batch indexed it. */
 export interface IndexChange {
@@ -150,7 +150,6 @@ export class ResidentSet {
     const index = new ResidentIndex();
     // A fact's distinct terms are about its length (tags count twice, identifier parts not at all).
     index.beginLoad(length);
-    const idAt = agentId.length + KEY_SEP.length;
     try {
       const facts = this.#subs.fact.iterator({ ...agentRange(agentId), snapshot });
       try {
@@ -159,7 +158,7 @@ export class ResidentSet {
           const chunk = await guard(`load the facts of agent ${agentId}`, () => facts.nextv(LOAD_CHUNK));
           if (chunk.length === 0) break;
           for (const [key, text] of chunk) {
-            const id = key.slice(idAt);
+            const id = splitKey(key).rest;
             const fact = decodeFact(`fact ${id} of agent ${agentId}`, text, id);
             index.add(fact.id, docTerms(fact.content, fact.tags));
           }
