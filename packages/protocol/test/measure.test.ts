@@ -4,18 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { codePoints, fieldOf, jsonDepth, utf8Bytes } from '@memoryd/protocol';
-
-/** A small deterministic PRNG (mulberry32): the same cases every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '@memoryd/test-support';
 
 describe('utf8Bytes', () => {
   it('matches Buffer.byteLength on fixed cases, lone surrogates included', () => {

@@ -2,22 +2,9 @@
 // the same on every run and machine, so that figures from two runs compare
 // the daemon, not two different data sets.
 
-/**
- * mulberry32: a tiny 32-bit PRNG, fast and good enough for test data (not
- * for anything secret). Returns floats in [0, 1).
- * @param {number} seed any integer; only its low 32 bits count
- * @returns {() => number}
- */
-export function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// mulberry32, the PRNG the test suites draw from: returns floats in [0, 1)
+// (see packages/test-support/src/random.ts).
+export { prng as mulberry32 } from '@memoryd/test-support';
 
 /**
  * Derives an independent seed from a base seed and a label (an agent, a
