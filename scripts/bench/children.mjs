@@ -7,9 +7,16 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** Bound on a child's readiness (its socket accepting connections), ms. */
 export const READY_TIMEOUT_MS = 10_000;
+
+/** Fails before anything is measured when the daemon was never built. */
+export function assertDaemonBuilt() {
+  const compiled = fileURLToPath(new URL('../../packages/daemon/dist/bin/main.js', import.meta.url));
+  if (!fs.existsSync(compiled)) throw new Error(`${compiled} is missing: build first (npm run build)`);
+}
 
 /** Bound on a graceful stop before SIGKILL, ms (DESIGN.md: exit within 5 s). */
 export const STOP_TIMEOUT_MS = 6_000;

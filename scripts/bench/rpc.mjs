@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
+import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
 import { runCell } from './load.mjs';
 import { connect } from './ndjson-client.mjs';
 import { formatTable } from './stats.mjs';
@@ -234,9 +234,7 @@ async function main() {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  // Fail before measuring anything when the daemon was never built.
-  const compiled = path.resolve(here, '../../packages/daemon/dist/bin/main.js');
-  if (!fs.existsSync(compiled)) throw new Error(`${compiled} is missing: build first (npm run build)`);
+  assertDaemonBuilt();
   const root = makeTempDir('memoryd-bench-');
   const startedAt = new Date().toISOString();
   const cells = await runEcho(opts, root);

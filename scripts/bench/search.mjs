@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cleanupSync, makeTempDir } from './children.mjs';
+import { assertDaemonBuilt, cleanupSync, makeTempDir } from './children.mjs';
 import { SCALES, SEARCHED_AGENT } from './search/dataset.mjs';
 import { formatReport, judge } from './search/report.mjs';
 import { buildFingerprint } from './search/memoryd.mjs';
@@ -138,9 +138,7 @@ async function main() {
     process.stdout.write(HELP + '\n');
     return 0;
   }
-  // Fail before measuring anything when the daemon was never built.
-  const compiled = path.resolve(here, '../../packages/daemon/dist/bin/main.js');
-  if (!fs.existsSync(compiled)) throw new Error(`${compiled} is missing: build first (npm run build)`);
+  assertDaemonBuilt();
   // --keep leaves the dirs behind on purpose, so they are not registered for removal.
   const root = opts.keep ? fs.mkdtempSync(path.join(os.tmpdir(), 'memoryd-bench-search-')) : makeTempDir('memoryd-bench-search-');
   const startedAt = new Date().toISOString();
