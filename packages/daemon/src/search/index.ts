@@ -10,3 +10,5 @@ export { type Hit, MAX_LISTS, type TopKOptions, topK } from './top-k.js';
 export { type Completion, MAX_COMPLETIONS, MAX_PREFIX_SCAN, type PrefixPlan, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
 export { ResidentIndex, compareCodePoints } from './resident-index.js';
 export { PostingPool } from './posting-pool.js';
+// The cache of decoded facts that searches read their answers through.
+export { FactCache } from '../store/fact-cache.js';

@@ -15,10 +15,11 @@ import { agentRange, recordKey, splitKey } from './keys.js';
 import { contentHash } from './normalize.js';
 import { WriteBatch, commit } from './stats.js';
 
-/** A fact as methods return it: absent optional keys omitted, never null. */
-export function toFact(stored: StoredFact): Fact {
+/** A fact as methods return it, with its score in search: absent optional keys omitted, never null. */
+export function toFact(stored: StoredFact, score?: number): Fact {
   const fact: Fact = { id: stored.id, content: stored.content, createdAt: stored.createdAt };
   if (stored.tags !== undefined) fact.tags = stored.tags;
+  if (score !== undefined) fact.score = score;
   return fact;
 }
 

@@ -2,7 +2,7 @@ import type { Logger } from '../logger.js';
 import type { DocTerms } from '../search/doc-terms.js';
 import { ResidentIndex } from '../search/resident-index.js';
 import { docTerms } from '../search/doc-terms.js';
-import { decodeFact } from './codec.js';
+import { type StoredFact, decodeFact } from './codec.js';
 import { type Db, type Sublevels, guard } from './context.js';
 import { agentRange, splitKey } from './keys.js';
 
@@ -12,6 +12,9 @@ export interface IndexChange {
   doc: DocTerms;
   sign: 1 | -1;
 }
+
+/** Told that an agent's index is in memory, with the newest current facts its load read, oldest first. */
+export type Loaded = (agentId: string, newest: readonly StoredFact[]) => void;
 
 /** Facts read (and analysed, ~30 µs each) per LevelDB round trip while loading: the event loop is held ~10 ms at most. */
 const LOAD_CHUNK = 256;
@@ -47,15 +50,21 @@ export class ResidentSet {
   readonly #failedAt = new Map<string, number>();
   #running: Promise<void> | undefined;
   #closed = false;
-  readonly #loaded: (agentId: string) => void;
+  readonly #loaded: Loaded;
+  readonly #keepFacts: number;
 
-  /** `loaded` is told of each agent whose index is now in memory. */
-  constructor(db: Db, subs: Sublevels, logger: Logger, budget: number, loaded: (agentId: string) => void = () => {}) {
+  /**
+   * `loaded` is told of each agent whose index is now in memory, with the
+   * newest `keepFacts` of the current facts its load read (decoded anyway,
+   * they seed the fact cache: searches need not read them again).
+   */
+  constructor(db: Db, subs: Sublevels, logger: Logger, budget: number, { loaded = () => {}, keepFacts = 0 }: { loaded?: Loaded; keepFacts?: number } = {}) {
     this.#db = db;
     this.#subs = subs;
     this.#logger = logger;
     this.#budget = budget;
     this.#loaded = loaded;
+    this.#keepFacts = keepFacts;
   }
 
   /**
@@ -117,15 +126,21 @@ export class ResidentSet {
       const started = Date.now();
       if (next.length >= LOG_POSTINGS) this.#logger.info('loading a search index into memory', { agentId, length: next.length });
       try {
-        const index = await this.#load(agentId, next.length);
-        if (index === undefined) continue;
+        const loaded = await this.#load(agentId, next.length);
+        if (loaded === undefined) continue;
+        const { index, newest } = loaded;
+        const removed = new Set<string>();
         for (const c of changes) {
           if (c.sign > 0) index.add(c.id, c.doc);
-          else index.remove(c.id, c.doc);
+          else {
+            index.remove(c.id, c.doc);
+            removed.add(c.id);
+          }
         }
         this.#ready.set(agentId, index);
         this.#failedAt.delete(agentId);
-        this.#loaded(agentId);
+        // The snapshot's facts that a change committed during the load removed are not current.
+        this.#loaded(agentId, removed.size === 0 ? newest : newest.filter((f) => !removed.has(f.id)));
         if (index.postings >= LOG_POSTINGS) {
           this.#logger.info('search index in memory', { agentId, facts: index.facts, postings: index.postings, ms: Date.now() - started });
         }
@@ -143,11 +158,14 @@ export class ResidentSet {
    * Indexes the agent's current facts as of one snapshot, each analysed
    * as the writes that indexed it in LevelDB did (search/doc-terms.ts);
    * `undefined` if closing interrupted it. Reading the facts maps about a
-   * third of the table pages that reading their postings would.
+   * third of the table pages that reading their postings would. Also
+   * returns the newest facts read (keys are in id order, so the last).
    */
-  async #load(agentId: string, length: number): Promise<ResidentIndex | undefined> {
+  async #load(agentId: string, length: number): Promise<{ index: ResidentIndex; newest: StoredFact[] } | undefined> {
     const snapshot = this.#db.snapshot();
     const index = new ResidentIndex();
+    const keep = this.#keepFacts;
+    let newest: StoredFact[] = [];
     // A fact's distinct terms are about its length (tags count twice, identifier parts not at all).
     index.beginLoad(length);
     try {
@@ -161,13 +179,16 @@ export class ResidentSet {
             const id = splitKey(key).rest;
             const fact = decodeFact(`fact ${id} of agent ${agentId}`, text, id);
             index.add(fact.id, docTerms(fact.content, fact.tags));
+            if (keep > 0) newest.push(fact);
           }
+          // Trimmed by chunks, so holding them costs at most twice `keep`.
+          if (newest.length >= 2 * keep && keep > 0) newest = newest.slice(-keep);
         }
       } finally {
         await guard('close a facts iterator', () => facts.close());
       }
       index.endLoad();
-      return index;
+      return { index, newest: newest.slice(-keep) };
     } finally {
       await guard('close a snapshot', () => snapshot.close());
     }

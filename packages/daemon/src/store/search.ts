@@ -120,6 +120,17 @@ async function searchStore(ctx: StoreContext, agentId: string, query: AnalysedQu
   return topK(lists, limit, plan.model.avgLength, score);
 }
 
+/** A current fact, from the fact cache or LevelDB; undefined when it is not current. */
+function readFact(ctx: StoreContext, agentId: string, id: string): StoredFact | undefined {
+  let fact = ctx.facts.get(agentId, id);
+  if (fact === undefined) {
+    const text = readSync(`read fact ${id}`, () => ctx.subs.fact.getSync(recordKey(agentId, id)));
+    fact = text === undefined ? undefined : decodeFact(`fact ${id} of agent ${agentId}`, text, id);
+    if (fact !== undefined) ctx.facts.set(agentId, fact);
+  }
+  return fact;
+}
+
 /**
  * `memory.search`: BM25 over the agent's current facts (see
  * docs/search.md), from the agent's in-memory index once it is loaded
@@ -134,25 +145,27 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const query = analyzeQuery(p.query);
   const stats = ctx.counters.get(p.agentId);
   if (query.terms.length === 0 || stats.facts === 0 || stats.length === 0) return { facts: [] };
-  const facts = new Map<string, StoredFact | undefined>();
-  const read = (id: string): StoredFact | undefined => {
-    if (facts.has(id)) return facts.get(id);
-    let fact = ctx.facts.get(p.agentId, id);
-    if (fact === undefined) {
-      const text = readSync(`read fact ${id}`, () => ctx.subs.fact.getSync(recordKey(p.agentId, id)));
-      fact = text === undefined ? undefined : decodeFact(`fact ${id} of agent ${p.agentId}`, text, id);
-      if (fact !== undefined) ctx.facts.set(p.agentId, fact);
-    }
-    facts.set(id, fact);
-    return fact;
-  };
   const resident = ctx.resident.get(p.agentId, stats.length);
-  const hits = resident !== undefined ? resident.search(query, limit) : await searchStore(ctx, p.agentId, query, limit, read);
+  let hits: Hit[];
+  let read = (id: string): StoredFact | undefined => readFact(ctx, p.agentId, id);
+  if (resident !== undefined) hits = resident.search(query, limit);
+  else {
+    // top-k may ask for a fact more than once while settling, and once more below.
+    const seen = new Map<string, StoredFact | undefined>();
+    const readOnce = read;
+    read = (id) => {
+      if (seen.has(id)) return seen.get(id);
+      const fact = readOnce(id);
+      seen.set(id, fact);
+      return fact;
+    };
+    hits = await searchStore(ctx, p.agentId, query, limit, read);
+  }
   const found: ResultOf<typeof MemorySearch>['facts'] = [];
   for (const { id, score } of hits) {
     // Postings alone may have settled a hit; one removed meanwhile is left out.
     const fact = read(id);
-    if (fact !== undefined) found.push({ ...toFact(fact), score });
+    if (fact !== undefined) found.push(toFact(fact, score));
   }
   return { facts: found };
 }
