@@ -172,6 +172,26 @@ describe('ResidentIndex', () => {
     assertSame(index, docs, `${vocabulary.slice(10, 50).join(' ')} wor`, 20, 'long query with a prefix');
   });
 
+  test('completions follow every add and remove (they are kept between changes)', () => {
+    const index = new ResidentIndex();
+    const docs = new Map<string, Doc>();
+    const put = (i: number, text: string) => {
+      const doc = { id: ulid(i), terms: docTerms(text) };
+      docs.set(doc.id, doc);
+      index.add(doc.id, doc.terms);
+    };
+    put(1, 'alpha beta');
+    put(2, 'alpine gamma');
+    for (let i = 10; i < 20; i++) put(i, 'delta epsilon');
+    assertSame(index, docs, 'gamma al', 10, 'before');
+    assertSame(index, docs, 'gamma al', 10, 'again, unchanged');
+    put(3, 'alps alps delta');
+    assertSame(index, docs, 'gamma al', 10, 'after an add brings a new completion');
+    index.remove(ulid(2), docs.get(ulid(2))!.terms);
+    docs.delete(ulid(2));
+    assertSame(index, docs, 'gamma al', 10, 'after a remove takes one away');
+  });
+
   test('compareCodePoints is UTF-8 byte order', () => {
     const rand = random(41);
     const pool = ['a', 'z', 'é', '\u{ff21}', '\u{e000}', '\u{fffd}', '\u{10000}', '\u{1f600}', '\u{10ffff}', '\u{d7ff}'];

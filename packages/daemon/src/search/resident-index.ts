@@ -34,6 +34,9 @@ export function compareCodePoints(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/** Prefixes whose completions are kept until the dictionary changes. */
+const MAX_CACHED_COMPLETIONS = 1024;
+
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const DIGIT = new Int8Array(128).fill(-1);
 for (let i = 0; i < CROCKFORD.length; i++) DIGIT[CROCKFORD.charCodeAt(i)] = i;
@@ -113,6 +116,8 @@ export class ResidentIndex {
   /** Each term's postings: pairs of (fact ordinal, weighted frequency), in no particular order. */
   readonly #lists = new PostingPool();
   readonly #surfaces = new Map<string, Surface>();
+  /** What {@link complete} answered, by prefix, since the dictionary last changed. */
+  readonly #completions = new Map<string, readonly Completion[]>();
   /** Dictionary words in code point order (some may be gone: check #surfaces). */
   #sorted: string[] = [];
   /** Words added since #sorted was last built, unsorted. */
@@ -267,6 +272,7 @@ export class ResidentIndex {
   /** Indexes a fact that became current; false if it already is (nothing changes). */
   add(id: string, doc: DocTerms): boolean {
     if (this.#find(id) >= 0) return false;
+    this.#completions.clear();
     const ord = this.#newOrdinal(id, doc.length);
     for (const [term, frequency] of doc.terms) {
       let list = this.#lists.list(term);
@@ -309,6 +315,7 @@ export class ResidentIndex {
     if (this.#staged !== undefined) throw new Error('ResidentIndex.remove during a load: replay removals after endLoad');
     const ord = this.#find(id);
     if (ord < 0) return false;
+    this.#completions.clear();
     this.#alive[ord] = 0;
     this.#facts--;
     this.#length -= this.#lengths[ord]!;
@@ -396,7 +403,17 @@ export class ResidentIndex {
    * `prefix` in byte order, as a LevelDB range read of the dictionary
    * gives them.
    */
-  complete(prefix: string): Completion[] {
+  complete(prefix: string): readonly Completion[] {
+    let found = this.#completions.get(prefix);
+    if (found === undefined) {
+      // Agents search the same words again and again; any change clears them.
+      if (this.#completions.size >= MAX_CACHED_COMPLETIONS) this.#completions.clear();
+      this.#completions.set(prefix, (found = this.#complete(prefix)));
+    }
+    return found;
+  }
+
+  #complete(prefix: string): Completion[] {
     const sorted = this.#sorted;
     let lo = 0;
     let hi = sorted.length;
@@ -548,61 +565,60 @@ export class ResidentIndex {
     }
   }
 
+  /** Whether fact `a` ranks below fact `b`: a lower score, or the same and an older (lower) id. */
+  #worse(a: number, b: number): boolean {
+    const score = this.#score;
+    const sa = score[a]!;
+    const sb = score[b]!;
+    if (sa !== sb) return sa < sb;
+    if (this.#ordered) return a < b;
+    const id = this.#idParts;
+    const x = 3 * a;
+    const y = 3 * b;
+    if (id[x] !== id[y]) return id[x]! < id[y]!;
+    if (id[x + 1] !== id[y + 1]) return id[x + 1]! < id[y + 1]!;
+    return id[x + 2]! < id[y + 2]!;
+  }
+
   /** The `k` best of the candidates, best first, ties newest (highest id) first. */
   #topK(k: number): Hit[] {
     const touched = this.#touched;
-    const count = this.#touchedCount;
     const score = this.#score;
-    const id = this.#idParts;
-    // a ranks below b: a lower score, or the same and an older (lower) id.
-    const ordered = this.#ordered;
-    const worse = (a: number, b: number): boolean => {
-      const sa = score[a]!;
-      const sb = score[b]!;
-      if (sa !== sb) return sa < sb;
-      if (ordered) return a < b;
-      const x = 3 * a;
-      const y = 3 * b;
-      if (id[x] !== id[y]) return id[x]! < id[y]!;
-      if (id[x + 1] !== id[y + 1]) return id[x + 1]! < id[y + 1]!;
-      return id[x + 2]! < id[y + 2]!;
-    };
     // A min-heap of the k best so far: its root is the worst of them.
     const heap: number[] = [];
-    const down = (at: number): void => {
-      for (;;) {
-        const l = 2 * at + 1;
-        if (l >= heap.length) return;
-        const r = l + 1;
-        const c = r < heap.length && worse(heap[r]!, heap[l]!) ? r : l;
-        if (!worse(heap[c]!, heap[at]!)) return;
-        const swap = heap[c]!;
-        heap[c] = heap[at]!;
-        heap[at] = swap;
-        at = c;
-      }
-    };
+    // The root's score once the heap is full: most candidates fall below it
+    // and are passed over with one comparison.
+    let floor = -Infinity;
     // Last met first: lists hold their facts oldest first, so ties (all
     // of a one-word query's facts may share a score) come newest first
     // and seldom displace the worst kept.
-    for (let i = count - 1; i >= 0; i--) {
+    for (let i = this.#touchedCount - 1; i >= 0 && k > 0; i--) {
       const ord = touched[i]!;
       if (heap.length < k) {
         heap.push(ord);
         for (let at = heap.length - 1; at > 0; ) {
           const up = (at - 1) >> 1;
-          if (!worse(heap[at]!, heap[up]!)) break;
-          const swap = heap[up]!;
-          heap[up] = heap[at]!;
-          heap[at] = swap;
+          if (!this.#worse(heap[at]!, heap[up]!)) break;
+          [heap[up], heap[at]] = [heap[at]!, heap[up]!];
           at = up;
         }
-      } else if (k > 0 && worse(heap[0]!, ord)) {
-        heap[0] = ord;
-        down(0);
+        if (heap.length === k) floor = score[heap[0]!]!;
+        continue;
       }
+      if (score[ord]! < floor || !this.#worse(heap[0]!, ord)) continue;
+      heap[0] = ord;
+      for (let at = 0; ; ) {
+        const l = 2 * at + 1;
+        if (l >= k) break;
+        const r = l + 1;
+        const c = r < k && this.#worse(heap[r]!, heap[l]!) ? r : l;
+        if (!this.#worse(heap[c]!, heap[at]!)) break;
+        [heap[c], heap[at]] = [heap[at]!, heap[c]!];
+        at = c;
+      }
+      floor = score[heap[0]!]!;
     }
-    heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+    heap.sort((a, b) => (this.#worse(a, b) ? 1 : this.#worse(b, a) ? -1 : 0));
     return heap.map((ord) => ({ id: this.#id(ord), score: score[ord]! }));
   }
 }
