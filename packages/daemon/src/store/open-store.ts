@@ -36,8 +36,8 @@ export const SEARCH_MEMORY_POSTINGS = 6_000_000;
 const LEVELDB_OPTIONS = { maxOpenFiles: 74, maxFileSize: 1024 * 1024 } as const;
 
 /**
- * Facts recently returned by searches kept decoded, at most: ~0.5 KB
- * each, so up to ~8 MB (at least half as many are kept). A search that
+ * Facts recently returned by searches kept decoded, at most: ~240 bytes
+ * each, so up to ~4 MB (at least half as many are kept). A search that
  * reads its facts from LevelDB costs about twice one served from here.
  */
 const FACT_CACHE_SIZE = 16_384;
