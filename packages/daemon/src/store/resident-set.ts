@@ -16,6 +16,19 @@ export interface IndexChange {
 /** Told that an agent's index is in memory, with the newest current facts its load read, oldest first. */
 export type Loaded = (agentId: string, newest: readonly StoredFact[]) => void;
 
+/** Applies committed changes to an index, in commit order; returns the ids they removed. */
+function applyChanges(index: ResidentIndex, changes: readonly IndexChange[]): Set<string> {
+  const removed = new Set<string>();
+  for (const c of changes) {
+    if (c.sign > 0) index.add(c.id, c.doc);
+    else {
+      index.remove(c.id, c.doc);
+      removed.add(c.id);
+    }
+  }
+  return removed;
+}
+
 /** Facts read (and analysed, ~30 µs each) per LevelDB round trip while loading: the event loop is held ~10 ms at most. */
 const LOAD_CHUNK = 256;
 /** A failed load is not retried for this long (the failure is logged once). */
@@ -96,10 +109,7 @@ export class ResidentSet {
     }
     const index = this.#ready.get(agentId);
     if (index === undefined) return;
-    for (const c of changes) {
-      if (c.sign > 0) index.add(c.id, c.doc);
-      else index.remove(c.id, c.doc);
-    }
+    applyChanges(index, changes);
     this.#evictOverBudget();
   }
 
@@ -129,14 +139,7 @@ export class ResidentSet {
         const loaded = await this.#load(agentId, next.length);
         if (loaded === undefined) continue;
         const { index, newest } = loaded;
-        const removed = new Set<string>();
-        for (const c of changes) {
-          if (c.sign > 0) index.add(c.id, c.doc);
-          else {
-            index.remove(c.id, c.doc);
-            removed.add(c.id);
-          }
-        }
+        const removed = applyChanges(index, changes);
         this.#ready.set(agentId, index);
         this.#failedAt.delete(agentId);
         // The snapshot's facts that a change committed during the load removed are not current.

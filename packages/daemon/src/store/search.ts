@@ -145,22 +145,11 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
   const query = analyzeQuery(p.query);
   const stats = ctx.counters.get(p.agentId);
   if (query.terms.length === 0 || stats.facts === 0 || stats.length === 0) return { facts: [] };
+  // Every fact read goes through the fact cache, so one that top-k read
+  // to settle a hit is not read from LevelDB again below.
+  const read = (id: string): StoredFact | undefined => readFact(ctx, p.agentId, id);
   const resident = ctx.resident.get(p.agentId, stats.length);
-  let hits: Hit[];
-  let read = (id: string): StoredFact | undefined => readFact(ctx, p.agentId, id);
-  if (resident !== undefined) hits = resident.search(query, limit);
-  else {
-    // top-k may ask for a fact more than once while settling, and once more below.
-    const seen = new Map<string, StoredFact | undefined>();
-    const readOnce = read;
-    read = (id) => {
-      if (seen.has(id)) return seen.get(id);
-      const fact = readOnce(id);
-      seen.set(id, fact);
-      return fact;
-    };
-    hits = await searchStore(ctx, p.agentId, query, limit, read);
-  }
+  const hits = resident !== undefined ? resident.search(query, limit) : await searchStore(ctx, p.agentId, query, limit, read);
   const found: ResultOf<typeof MemorySearch>['facts'] = [];
   for (const { id, score } of hits) {
     // Postings alone may have settled a hit; one removed meanwhile is left out.
