@@ -20,7 +20,17 @@ export interface DaemonConfig {
   maxConnections: number;
   /** Idle time after which an export cursor expires. */
   exportCursorTtlMs: number;
+  /** How long the event loop polls for the next request after each answer, in µs (0: never). */
+  busyPollUs: number;
 }
+
+/**
+ * Default of --busy-poll-us: longer than a client's turnaround from an
+ * answer to its next request on the machines measured (ADR 0012).
+ */
+export const DEFAULT_BUSY_POLL_US = 200;
+/** A second: past a few hundred µs, polling spends a core rather than saving a wake-up. */
+const MAX_BUSY_POLL_US = 1_000_000;
 
 /** What `main` should do. */
 export type Invocation = { kind: 'run'; config: DaemonConfig } | { kind: 'help' } | { kind: 'version' };
@@ -45,6 +55,11 @@ Options (each also settable by the environment variable shown):
                           (default ${Limits.defaultMaxConnections})                           [MEMORYD_MAX_CONNECTIONS]
   --export-cursor-ttl MS  idle time before an admin.export cursor expires
                           (default ${Limits.exportCursorIdleMs})                         [MEMORYD_EXPORT_CURSOR_TTL_MS]
+  --busy-poll-us US       after each answer, poll for the next request this many
+                          microseconds before sleeping: a client that sends
+                          requests back to back finds the daemon awake; costs
+                          at most that much CPU per answer; 0 never polls
+                          (default ${DEFAULT_BUSY_POLL_US}, at most ${MAX_BUSY_POLL_US})           [MEMORYD_BUSY_POLL_US]
   -h, --help              print this help and exit
   -V, --version           print the version and exit
 
@@ -70,6 +85,12 @@ function positiveInt(name: string, text: string, min: number): number {
   return n;
 }
 
+function boundedInt(name: string, text: string, min: number, max: number): number {
+  const n = positiveInt(name, text, min);
+  if (n > max) throw usage(`${name} must be at most ${max}, got ${text}`);
+  return n;
+}
+
 function truthy(text: string | undefined): boolean {
   return text !== undefined && /^(1|true|yes|on)$/i.test(text.trim());
 }
@@ -92,6 +113,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'log-level': { type: 'string' },
         'max-connections': { type: 'string' },
         'export-cursor-ttl': { type: 'string' },
+        'busy-poll-us': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -116,6 +138,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   }
   const maxConnText = v['max-connections'] ?? env['MEMORYD_MAX_CONNECTIONS'];
   const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
+  const busyPollText = v['busy-poll-us'] ?? env['MEMORYD_BUSY_POLL_US'];
 
   return {
     kind: 'run',
@@ -127,6 +150,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       logLevel: logLevel as LogLevel,
       maxConnections: maxConnText === undefined ? Limits.defaultMaxConnections : positiveInt('--max-connections', maxConnText, 1),
       exportCursorTtlMs: ttlText === undefined ? Limits.exportCursorIdleMs : positiveInt('--export-cursor-ttl', ttlText, 1),
+      busyPollUs: busyPollText === undefined ? DEFAULT_BUSY_POLL_US : boundedInt('--busy-poll-us', busyPollText, 0, MAX_BUSY_POLL_US),
     },
   };
 }

@@ -74,7 +74,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   try {
     if (activationFd === undefined) await claimSocketPath(config.socket);
     const dispatcher = new RpcDispatcher(daemonMethods(store, ctx), log);
-    server = new SocketServer(dispatcher, config.maxConnections, log);
+    server = new SocketServer(dispatcher, config.maxConnections, log, config.busyPollUs);
     await server.listen(target);
   } catch (err) {
     await store.close().catch((closeErr: unknown) => log.warn('closing the store failed', { err: closeErr }));

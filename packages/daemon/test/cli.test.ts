@@ -11,8 +11,8 @@ import { PACKAGE_VERSION } from './helpers/shapes.js';
 
 after(cleanupAll);
 
-const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--help', '--version'];
-const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR'];
+const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--help', '--version'];
+const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US'];
 
 describe('memoryd --help', () => {
   it('exits 0 and mentions every flag and the socket and data-dir variables', async () => {

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { ErrorCodes, LineSplitter, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
+import type { BusyPoll } from './busy-poll.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
 import { Semaphore } from './semaphore.js';
 
@@ -30,6 +31,7 @@ export class Connection {
     readonly id: number,
     private readonly dispatcher: RpcDispatcher,
     private readonly log: Logger,
+    private readonly busyPoll: BusyPoll,
   ) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
@@ -129,6 +131,7 @@ export class Connection {
   private write(response: string | undefined): void {
     if (response === undefined || this.closed || this.socket.destroyed || !this.socket.writable) return;
     if (!this.socket.write(response + '\n')) this.writeBlocked = true;
+    this.busyPoll.answered();
   }
 
   /** Ends our side once the peer has ended and everything is answered; wakes drain(). */

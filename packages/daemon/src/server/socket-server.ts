@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { ErrorCodes } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
+import { BusyPoll } from './busy-poll.js';
 import { Connection } from './connection.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
 
@@ -20,6 +21,7 @@ export type ListenTarget = { path: string } | { fd: number; path: string };
 export class SocketServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
+  private readonly busyPoll: BusyPoll;
   private nextId = 1;
   private boundPath: string | undefined;
 
@@ -27,7 +29,9 @@ export class SocketServer {
     private readonly dispatcher: RpcDispatcher,
     private readonly maxConnections: number,
     private readonly log: Logger,
+    busyPollUs: number,
   ) {
+    this.busyPoll = new BusyPoll(busyPollUs);
     // allowHalfOpen: a client may end its side and still read the answer
     // to its last line.
     this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
@@ -72,6 +76,7 @@ export class SocketServer {
    * request answer, then closes the connections.
    */
   async close(): Promise<void> {
+    this.busyPoll.stop();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (this.boundPath !== undefined) {
       // Node unlinks a Unix socket it bound when the server closes; doing it
@@ -102,7 +107,7 @@ export class SocketServer {
       socket.end(JSON.stringify(error) + '\n');
       return;
     }
-    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log);
+    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log, this.busyPoll);
     this.connections.add(conn);
     this.log.debug('connection opened', { conn: conn.id, open: this.connections.size });
     socket.once('close', () => {
