@@ -12,3 +12,5 @@ export { ResidentIndex, compareCodePoints } from './resident-index.js';
 export { PostingPool } from './posting-pool.js';
 // The cache of decoded facts that searches read their answers through.
 export { FactCache } from '../store/fact-cache.js';
+// The full, compacting garbage collection that follows a large index load.
+export { collectGarbage } from '../store/full-gc.js';

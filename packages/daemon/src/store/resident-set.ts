@@ -4,6 +4,7 @@ import { ResidentIndex } from '../search/resident-index.js';
 import { docTerms } from '../search/doc-terms.js';
 import { type StoredFact, decodeFact } from './codec.js';
 import { type Db, type Sublevels, guard } from './context.js';
+import { collectGarbage } from './full-gc.js';
 import { agentRange, splitKey } from './keys.js';
 
 /** One fact entering (+1) or leaving (-1) an agent's current set, as its batch indexed it. */
@@ -33,8 +34,13 @@ function applyChanges(index: ResidentIndex, changes: readonly IndexChange[]): Se
 const LOAD_CHUNK = 256;
 /** A failed load is not retried for this long (the failure is logged once). */
 const RETRY_AFTER_MS = 60_000;
-/** Loads this large are logged at start and end. */
-const LOG_POSTINGS = 100_000;
+/**
+ * Loads this large are logged at start and end, and followed by a full
+ * garbage collection: a load decodes and analyses every fact of the agent,
+ * ~0.5 KB of garbage a posting, which grew the heap by tens of MB at
+ * 100,000 facts and stayed in RSS long after (ADR 0013).
+ */
+const LARGE_LOAD_POSTINGS = 100_000;
 
 /**
  * The agents whose search index is held in memory ({@link ResidentIndex}),
@@ -63,6 +69,7 @@ export class ResidentSet {
   readonly #failedAt = new Map<string, number>();
   #running: Promise<void> | undefined;
   #closed = false;
+  #gcFailed = false;
   readonly #loaded: Loaded;
   readonly #keepFacts: number;
 
@@ -134,7 +141,7 @@ export class ResidentSet {
       const changes: IndexChange[] = [];
       this.#loading.set(agentId, changes);
       const started = Date.now();
-      if (next.length >= LOG_POSTINGS) this.#logger.info('loading a search index into memory', { agentId, length: next.length });
+      if (next.length >= LARGE_LOAD_POSTINGS) this.#logger.info('loading a search index into memory', { agentId, length: next.length });
       try {
         const loaded = await this.#load(agentId, next.length);
         if (loaded === undefined) continue;
@@ -144,10 +151,11 @@ export class ResidentSet {
         this.#failedAt.delete(agentId);
         // The snapshot's facts that a change committed during the load removed are not current.
         this.#loaded(agentId, removed.size === 0 ? newest : newest.filter((f) => !removed.has(f.id)));
-        if (index.postings >= LOG_POSTINGS) {
-          this.#logger.info('search index in memory', { agentId, facts: index.facts, postings: index.postings, ms: Date.now() - started });
-        }
         this.#evictOverBudget();
+        if (index.postings >= LARGE_LOAD_POSTINGS) {
+          const gcMs = Math.round(this.#collectGarbage());
+          this.#logger.info('search index in memory', { agentId, facts: index.facts, postings: index.postings, ms: Date.now() - started, gcMs });
+        }
       } catch (err) {
         this.#failedAt.set(agentId, Date.now());
         this.#logger.error('could not load a search index into memory; searches read it from the store', { agentId, err });
@@ -194,6 +202,18 @@ export class ResidentSet {
       return { index, newest: newest.slice(-keep) };
     } finally {
       await guard('close a snapshot', () => snapshot.close());
+    }
+  }
+
+  /** {@link collectGarbage}; a failure is logged once, and loads go on without it. */
+  #collectGarbage(): number {
+    if (this.#gcFailed) return 0;
+    try {
+      return collectGarbage();
+    } catch (err) {
+      this.#gcFailed = true;
+      this.#logger.warn('cannot run a garbage collection after loading a search index; memory is freed later, by V8 alone', { err });
+      return 0;
     }
   }
 
