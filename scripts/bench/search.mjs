@@ -51,7 +51,10 @@ memoryd's. Last, issue 4's targets with PASS/FAIL (n/a when not measured).
 
   --scales LIST          comma-separated subset of ${SCALE_NAMES.join(',')} (default: all)
   --queries N            timed queries per scale, 10-100000 (default 2000)
-  --warmup N             untimed queries first, 0-10000 (default 200; server-memory: at most 20)
+  --warmup N             untimed queries first, 0-10000 (default 2000: a fresh daemon's
+                         p50 falls by a third over its first ~2,000 searches, V8 still
+                         optimising the search path, and a daemon lives for days;
+                         server-memory: at most 20, its p50 does not move with more)
   --limit N              memory.search limit, 1-100 (default 10)
   --seed N               corpus and query seed, a 32-bit integer (default 1)
   --in-flight N          admin.import calls in flight during the load, 1-64 (default 4)
@@ -76,7 +79,7 @@ two builds' figures.`;
 /** @param {string[]} argv */
 function parseArgs(argv) {
   const opts = {
-    scales: [...SCALE_NAMES], queries: 2_000, warmup: 200, limit: 10, seed: 1, inFlight: 4, coldStarts: 3,
+    scales: [...SCALE_NAMES], queries: 2_000, warmup: 2_000, limit: 10, seed: 1, inFlight: 4, coldStarts: 3,
     serverMemory: true, serverMemory100k: false, loadBudgetMs: 300_000, searchBudgetMs: 300_000,
     keep: false, json: false, check: false, help: false,
   };
