@@ -5,7 +5,7 @@
  * Why: a search costs the daemon ~100 µs of CPU, and a process that sleeps
  * between requests pays for waking up on top of it. On virtual machines
  * without halt polling, waking an idle vCPU is an interrupt through the
- * host, measured at 50-80 µs of a round trip (ADR 0012). A client that
+ * host, measured at 30-70 µs of a round trip (ADR 0012). A client that
  * sends its next request within the window finds the daemon awake.
  *
  * The cost is bounded: at most the window of CPU per answer, nothing while
@@ -16,6 +16,7 @@ export class BusyPoll {
   readonly #windowNs: bigint;
   /** Poll until then (process.hrtime, ns). */
   #until = 0n;
+  /** An immediate is pending. */
   #polling = false;
 
   /** @param windowUs how long to poll after an answer; 0 never polls. */
@@ -31,11 +32,6 @@ export class BusyPoll {
       this.#polling = true;
       setImmediate(this.#poll);
     }
-  }
-
-  /** True while the loop is kept polling. */
-  get polling(): boolean {
-    return this.#polling;
   }
 
   /** Stops polling on the loop's next turn (the daemon is stopping). */
