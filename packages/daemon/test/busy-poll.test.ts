@@ -16,9 +16,11 @@ const linuxOnly = { skip: process.platform === 'linux' ? false : 'reads CPU time
 
 /** User plus system CPU time the process has used, in ms. */
 function cpuMs(pid: number): number {
-  // Fields after the command name (which may hold spaces): utime is the
-  // 12th and stime the 13th, in clock ticks (USER_HZ, 100 on Linux).
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // "pid (comm) S ...": comm may hold spaces or parens, so the fields
+  // start after its last ')'. Of those, utime is the 12th and stime the
+  // 13th, in clock ticks (USER_HZ, 100 on Linux).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
