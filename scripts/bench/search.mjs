@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DEFAULT_BUSY_POLL_US as DEFAULT_CLIENT_BUSY_POLL_US } from '@memoryd/client';
 import { assertDaemonBuilt, cleanupSync, makeTempDir } from './children.mjs';
 import { SCALES, SEARCHED_AGENT } from './search/dataset.mjs';
 import { formatReport, judge } from './search/report.mjs';
@@ -21,7 +22,7 @@ const SCALE_NAMES = Object.keys(SCALES);
 
 const HELP = `usage: node scripts/bench/search.mjs [--scales LIST] [--queries N] [--warmup N] [--limit N]
        [--seed N] [--in-flight N] [--cold-starts N] [--server-memory-100k] [--no-server-memory]
-       [--load-budget S] [--search-budget S] [--keep] [--json] [--check]
+       [--load-budget S] [--search-budget S] [--client-busy-poll-us N] [--keep] [--json] [--check]
 
 Benchmarks memory.search at three scales, each on its own fresh data dir:
 
@@ -43,7 +44,8 @@ daemon's RSS after the load, after the searches and after a cold start; the
 cold start (spawn on the same data dir, socket probed every 2 ms) to the
 first accepted connection and to the first answered search (median of
 --cold-starts runs, the page cache left as it is); and search
-mean/p50/p99/max with one request in flight, overall and by kind of query. Then
+mean/p50/p99/max with one request in flight, sent through @memoryd/client's
+DaemonClient as memoryd-mcp sends them, overall and by kind of query. Then
 @modelcontextprotocol/server-memory (spawned with the MCP SDK's Client and
 StdioClientTransport) loads the same 10,000 texts (one entity per fact) and
 runs search_nodes with the same queries; its p50/p99 and the ratios to
@@ -64,6 +66,8 @@ memoryd's. Last, issue 4's targets with PASS/FAIL (n/a when not measured).
   --no-server-memory     skip server-memory (its target is then n/a)
   --load-budget S        server-memory's load is skipped past S seconds (default 300)
   --search-budget S      server-memory's searches stop after S seconds (default 300)
+  --client-busy-poll-us N  the searching DaemonClient's busyPollUs, 0-1000000 (default:
+                         the client's own, 500; 0 sleeps while each answer is awaited)
   --keep                 keep the data dirs and print where they are
   --json                 print the results as one JSON document instead of the report
   --check                exit 1 when a target fails or is n/a (default: exit 0 once measured)
@@ -81,7 +85,7 @@ function parseArgs(argv) {
   const opts = {
     scales: [...SCALE_NAMES], queries: 2_000, warmup: 2_000, limit: 10, seed: 1, inFlight: 4, coldStarts: 3,
     serverMemory: true, serverMemory100k: false, loadBudgetMs: 300_000, searchBudgetMs: 300_000,
-    keep: false, json: false, check: false, help: false,
+    keep: false, json: false, check: false, help: false, clientBusyPollUs: undefined,
   };
   const integer = (flag, raw, min, max) => {
     const value = Number(raw);
@@ -104,6 +108,7 @@ function parseArgs(argv) {
     else if (arg === '--cold-starts') opts.coldStarts = integer(arg, argv[++i], 1, 20);
     else if (arg === '--load-budget') opts.loadBudgetMs = integer(arg, argv[++i], 1, 86_400) * 1000;
     else if (arg === '--search-budget') opts.searchBudgetMs = integer(arg, argv[++i], 1, 86_400) * 1000;
+    else if (arg === '--client-busy-poll-us') opts.clientBusyPollUs = integer(arg, argv[++i], 0, 1_000_000);
     else if (arg === '--scales') {
       const list = String(argv[++i] ?? '').toLowerCase().split(',').filter((s) => s !== '');
       const unknown = list.find((s) => !SCALE_NAMES.includes(s));
@@ -162,6 +167,7 @@ async function main() {
     startedAt, commit: commit(), build, daemonVersion: scales[0]?.daemonVersion, node: process.version,
     platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, seed: opts.seed, queries: opts.queries,
     warmup: opts.warmup, limit: opts.limit, coldStarts: opts.coldStarts, searchedAgent: SEARCHED_AGENT,
+    clientBusyPollUs: opts.clientBusyPollUs ?? DEFAULT_CLIENT_BUSY_POLL_US,
   };
   const doc = { meta, scales, serverMemory, targets };
   process.stdout.write(`${opts.json ? JSON.stringify(doc, null, 2) : formatReport(doc)}\n`);

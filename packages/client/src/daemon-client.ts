@@ -13,6 +13,15 @@ export type DaemonHelloResult = ResultOf<typeof DaemonHello>;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Default bound of the wait for an autostarted daemon (DESIGN.md: 5 s). */
 export const DEFAULT_START_TIMEOUT_MS = 5_000;
+/**
+ * Default of {@link DaemonClientOptions.busyPollUs}: longer than the
+ * daemon takes to answer a search through the socket at the median and
+ * well past it (0.1-0.3 ms here), short enough that a slow request (a
+ * synced write, an import) wastes little (ADR 0014).
+ */
+export const DEFAULT_BUSY_POLL_US = 500;
+/** Largest {@link DaemonClientOptions.busyPollUs}: one second. */
+export const MAX_BUSY_POLL_US = 1_000_000;
 
 /** Options of {@link DaemonClient}; every one may be left out. */
 export interface DaemonClientOptions {
@@ -38,6 +47,14 @@ export interface DaemonClientOptions {
   requestTimeoutMs?: number;
   /** Bound of the wait for an autostarted daemon in milliseconds (default 5000). */
   startTimeoutMs?: number;
+  /**
+   * While a call waits for its answer, keep polling the socket instead of
+   * sleeping for up to this many microseconds after each request sent,
+   * so a quick answer is read without the cost of waking up (default 500,
+   * at most 1000000; 0 never polls). It costs at most that much CPU per
+   * call, and none while no call waits.
+   */
+  busyPollUs?: number;
   /** Sent as `client` in `daemon.hello` (the daemon logs it). */
   clientName?: string;
   /** Sent as `clientVersion` in `daemon.hello`. */
@@ -68,6 +85,7 @@ export class DaemonClient {
   private readonly env: NodeJS.ProcessEnv;
   private readonly options: DaemonClientOptions;
   private readonly requestTimeoutMs: number;
+  private readonly busyPollUs: number;
   private conn: Connection | undefined;
   /** The connection still saying hello, so close() can cut it short. */
   private greeting: Connection | undefined;
@@ -82,6 +100,10 @@ export class DaemonClient {
     this.target = resolveSocketTarget(options.socket, this.env, currentUid());
     this.socketPath = this.target.path;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    this.busyPollUs = options.busyPollUs ?? DEFAULT_BUSY_POLL_US;
+    if (!Number.isInteger(this.busyPollUs) || this.busyPollUs < 0 || this.busyPollUs > MAX_BUSY_POLL_US) {
+      throw new RangeError(`busyPollUs must be a whole number of microseconds from 0 to ${MAX_BUSY_POLL_US}, got ${String(options.busyPollUs)}`);
+    }
   }
 
   /** The daemon's `daemon.hello` answer from the last successful connect, kept after a disconnect. */
@@ -146,9 +168,14 @@ export class DaemonClient {
       socket.destroy();
       throw closedWhileConnecting();
     }
-    const conn = new Connection(socket, this.socketPath, () => {
-      if (this.conn === conn) this.conn = undefined;
-    });
+    const conn = new Connection(
+      socket,
+      this.socketPath,
+      () => {
+        if (this.conn === conn) this.conn = undefined;
+      },
+      this.busyPollUs,
+    );
     this.greeting = conn;
     try {
       const params = {

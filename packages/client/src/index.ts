@@ -3,6 +3,7 @@
 
 export {
   type CallOptions,
+  DEFAULT_BUSY_POLL_US,
   DaemonClient,
   type DaemonClientOptions,
   type DaemonHelloResult,

@@ -5,6 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DaemonClient } from '@memoryd/client';
+import { MemorySearch } from '@memoryd/protocol';
 import { startNode, stopChild, waitForSocket } from '../children.mjs';
 import { connect } from '../ndjson-client.mjs';
 
@@ -176,17 +178,38 @@ export async function importAll(client, batches, { total, inFlight, progress }) 
 }
 
 /**
- * Sends memory.search one in flight: untimed, the `warmup` queries
- * cycled until the daemon logs the agent's index in memory, then every
- * `warmup` query once more; then every query of `queries` timed.
- * @param {import('../ndjson-client.mjs').NdjsonClient} client
+ * Sends memory.search one in flight through @memoryd/client's
+ * DaemonClient, as memoryd-mcp calls the daemon, on a connection of its
+ * own: untimed, the `warmup` queries cycled until the daemon logs the
+ * agent's index in memory, then every `warmup` query once more; then every
+ * query of `queries` timed.
+ * @param {string} socketPath
+ * @param {string} agentId
+ * @param {{text: string}[]} queries
+ * @param {{warmup: {text: string}[], limit: number, child: import('../children.mjs').Child, busyPollUs?: number}} options
+ *   `busyPollUs`: the client's (undefined: its default)
+ * @returns {Promise<{samplesNs: number[], answeredWithFacts: number, residentAfterMs: number, warmupSearches: number}>}
+ */
+export async function timeSearches(socketPath, agentId, queries, { warmup, limit, child, busyPollUs }) {
+  const client = new DaemonClient({
+    socket: socketPath, autostart: false, requestTimeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
+    ...(busyPollUs === undefined ? {} : { busyPollUs }),
+  });
+  try {
+    return await searchAll(client, agentId, queries, { warmup, limit, child });
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * @param {DaemonClient} client
  * @param {string} agentId
  * @param {{text: string}[]} queries
  * @param {{warmup: {text: string}[], limit: number, child: import('../children.mjs').Child}} options
- * @returns {Promise<{samplesNs: number[], answeredWithFacts: number, residentAfterMs: number, warmupSearches: number}>}
  */
-export async function timeSearches(client, agentId, queries, { warmup, limit, child }) {
-  const search = (query) => client.request('memory.search', { agentId, query, limit }, { timeoutMs: SEARCH_TIMEOUT_MS });
+async function searchAll(client, agentId, queries, { warmup, limit, child }) {
+  const search = (query) => client.call(MemorySearch, { agentId, query, limit });
   const started = performance.now();
   let warmupSearches = 0;
   // The agent's index is loaded into memory in the background after its

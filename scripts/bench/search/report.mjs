@@ -43,7 +43,7 @@ const pct = (part, whole) => `${((100 * part) / whole).toFixed(1)}%`;
 export function formatReport({ meta, scales, serverMemory, targets }) {
   const out = [
     `memoryd ${meta.daemonVersion ?? '?'} (commit ${meta.commit}), node ${meta.node}, ${meta.cpus} CPU(s); seed ${meta.seed}; ` +
-      `${meta.queries} timed queries per scale after ${meta.warmup} warm-up on the in-memory index, limit ${meta.limit}, one request in flight`,
+      `${meta.queries} timed queries per scale after ${meta.warmup} warm-up on the in-memory index, limit ${meta.limit}, one request in flight through DaemonClient (busyPollUs ${meta.clientBusyPollUs})`,
     '',
     `load, size and start (each scale on its own fresh data dir; MB = 10^6 bytes; cold start: median of ${meta.coldStarts} runs):`,
     formatTable(

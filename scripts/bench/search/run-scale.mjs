@@ -58,7 +58,8 @@ function latencyByKind(queries, samplesNs) {
  * searched agent's facts and the timed and warm-up queries (for server-memory).
  * @param {import('./dataset.mjs').Scale} scale
  * @param {{seed: number, queries: number, warmup: number, limit: number, inFlight: number, coldStarts: number, keep: boolean,
- *   build: string}} opts `build`: the daemon's build fingerprint at the start of the run
+ *   build: string, clientBusyPollUs?: number}} opts `build`: the daemon's build fingerprint at the start of the run;
+ *   `clientBusyPollUs`: the searching DaemonClient's busyPollUs (undefined: its default)
  * @param {string} root
  * @param {(line: string) => void} progress
  */
@@ -91,7 +92,7 @@ export async function runMemoryd(scale, opts, root, progress) {
   const warmup = drawQueries(kept, opts.warmup, opts.seed, 'warm-up');
   say(`searching: ${warmup.length} warm-up, then ${queries.length} timed queries, one in flight`);
   const searchStart = performance.now();
-  const searched = await timeSearches(client, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child });
+  const searched = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child, busyPollUs: opts.clientBusyPollUs });
   say(`index in memory ${(searched.residentAfterMs / 1000).toFixed(1)} s after the first search (${searched.warmupSearches} warm-up searches)`);
   const rssAfterSearch = rssBytes(child.pid);
   const partsAfterSearch = rssBreakdown(child.pid);
@@ -115,7 +116,7 @@ export async function runMemoryd(scale, opts, root, progress) {
       // the same searches. (The loading daemon's RSS also holds what the
       // bulk import grew its heap and allocator to.)
       say('serving: the same searches through the restarted daemon');
-      const again = await timeSearches(run.client, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child: run.child });
+      const again = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child: run.child, busyPollUs: opts.clientBusyPollUs });
       say(`serving: index in memory ${(again.residentAfterMs / 1000).toFixed(1)} s after the first search (${again.warmupSearches} warm-up searches)`);
       serving = { rssBytes: rssBytes(run.child.pid), parts: rssBreakdown(run.child.pid), search: latency(again.samplesNs), residentAfterMs: again.residentAfterMs };
       say(`serving: p50 ${serving.search.p50Ms.toFixed(3)} ms, p99 ${serving.search.p99Ms.toFixed(3)} ms, RSS ${(serving.rssBytes / 1e6).toFixed(1)} MB`);

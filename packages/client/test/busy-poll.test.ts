@@ -1,0 +1,117 @@
+// busyPollUs (ADR 0014): while a call waits for its answer the client
+// polls the socket instead of sleeping, for at most the window after the
+// request was sent, and sleeps once the answer is in or the window ends.
+// Read from this process's CPU time: the fake daemon in it does nothing
+// while it holds an answer, so what the process burns is the client.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DaemonClient } from '@memoryd/client';
+import { MemorySearch } from '@memoryd/protocol';
+import { cleanEnv, cleanupAll, tempDir, withTimeout } from '@memoryd/test-support';
+import { answerHello, type FakeRequest, fakeServer } from './helpers/fake-server.js';
+
+after(cleanupAll);
+
+/** User plus system CPU time this process used while `during` ran, in ms. */
+async function cpuWhile(during: Promise<unknown>): Promise<number> {
+  const before = process.cpuUsage();
+  await during;
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
+
+/**
+ * A fake daemon that answers memory.search only when told to (`release`),
+ * or at once with `hold` false, and a client of it with `busyPollUs`;
+ * both closed by `done`.
+ */
+async function holdingServer(busyPollUs: number | undefined, hold = true) {
+  const socket = join(tempDir(), 'poll.sock');
+  const held: Array<() => void> = [];
+  const server = await fakeServer(socket, (req: FakeRequest, _s, reply) => {
+    if (answerHello(req, reply)) return;
+    if (!hold) reply({ jsonrpc: '2.0', id: req.id, result: { facts: [] } });
+    else held.push(() => reply({ jsonrpc: '2.0', id: req.id, result: { facts: [] } }));
+  });
+  const client = new DaemonClient({ socket, autostart: false, env: cleanEnv(), ...(busyPollUs === undefined ? {} : { busyPollUs }) });
+  await withTimeout(client.connect(), 10_000, 'connect');
+  const search = () => withTimeout(client.call(MemorySearch, { agentId: 'poll', query: 'x' }), 10_000, 'search');
+  const release = () => {
+    for (const answer of held.splice(0)) answer();
+  };
+  const done = async () => {
+    release();
+    await client.close();
+    await server.close();
+  };
+  return { client, search, release, done };
+}
+
+describe('busy polling while a call waits', () => {
+  it('polls while the answer is awaited, within the window, and sleeps once it is in', async () => {
+    // A window long enough to see in CPU time: 1 s, the answer held 600 ms.
+    const { search, release, done } = await holdingServer(1_000_000);
+    try {
+      const call = search();
+      const waiting = await cpuWhile(sleep(600));
+      release();
+      await call;
+      const afterAnswer = await cpuWhile(sleep(500));
+      // Polling keeps a core busy; sleeping uses next to none. The bounds
+      // are far apart so that a loaded machine cannot blur them.
+      assert.ok(waiting >= 150, `${waiting} ms of CPU in the 600 ms a call waited`);
+      assert.ok(afterAnswer <= 100, `${afterAnswer} ms of CPU in the 500 ms after the answer came`);
+    } finally {
+      await done();
+    }
+  });
+
+  it('stops polling when the window ends, even while the call still waits', async () => {
+    const { search, release, done } = await holdingServer(200_000);
+    try {
+      const call = search();
+      await sleep(400);
+      const stillWaiting = await cpuWhile(sleep(500));
+      release();
+      assert.deepEqual(await call, { facts: [] });
+      assert.ok(stillWaiting <= 100, `${stillWaiting} ms of CPU in 500 ms of a call waiting past the window`);
+    } finally {
+      await done();
+    }
+  });
+
+  it('never polls with busyPollUs 0, and calls are answered as before', async () => {
+    const { search, release, done } = await holdingServer(0);
+    try {
+      const call = search();
+      const waiting = await cpuWhile(sleep(500));
+      release();
+      assert.deepEqual(await call, { facts: [] });
+      assert.ok(waiting <= 100, `${waiting} ms of CPU in 500 ms of a call waiting`);
+    } finally {
+      await done();
+    }
+  });
+
+  it('with the default window, a client idle between calls sleeps', async () => {
+    const { search, done } = await holdingServer(undefined, false);
+    try {
+      for (let i = 0; i < 50; i++) assert.deepEqual(await search(), { facts: [] });
+      const idle = await cpuWhile(sleep(500));
+      assert.ok(idle <= 100, `${idle} ms of CPU in 500 ms after the last answer`);
+    } finally {
+      await done();
+    }
+  });
+
+  for (const bad of [-1, 1.5, 1_000_001, Number.NaN]) {
+    it(`busyPollUs ${bad} is refused at construction`, () => {
+      assert.throws(
+        () => new DaemonClient({ socket: '/tmp/never-dialled.sock', autostart: false, env: cleanEnv(), busyPollUs: bad }),
+        (err: unknown) => err instanceof RangeError && /busyPollUs must be a whole number of microseconds from 0 to 1000000/.test(err.message),
+      );
+    });
+  }
+});
