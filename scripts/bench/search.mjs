@@ -15,14 +15,14 @@ import { assertDaemonBuilt, cleanupSync, makeTempDir } from './children.mjs';
 import { SCALES, SEARCHED_AGENT } from './search/dataset.mjs';
 import { formatReport, judge } from './search/report.mjs';
 import { buildFingerprint } from './search/memoryd.mjs';
-import { runMemoryd, runServerMemoryScale } from './search/run-scale.mjs';
+import { runMemoryd } from './search/run-scale.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCALE_NAMES = Object.keys(SCALES);
 
 const HELP = `usage: node scripts/bench/search.mjs [--scales LIST] [--queries N] [--warmup N] [--limit N]
        [--seed N] [--in-flight N] [--cold-starts N] [--server-memory-100k] [--no-server-memory]
-       [--load-budget S] [--search-budget S] [--client-busy-poll-us N] [--keep] [--json] [--check]
+       [--load-budget S] [--search-budget S] [--blocks N] [--client-busy-poll-us N] [--keep] [--json] [--check]
 
 Benchmarks memory.search at three scales, each on its own fresh data dir:
 
@@ -47,16 +47,20 @@ first accepted connection and to the first answered search (median of
 mean/p50/p99/max with one request in flight, sent through @memoryd/client's
 DaemonClient as memoryd-mcp sends them, overall and by kind of query. Then
 @modelcontextprotocol/server-memory (spawned with the MCP SDK's Client and
-StdioClientTransport) loads the same 10,000 texts (one entity per fact) and
-runs search_nodes with the same queries; its p50/p99 and the ratios to
-memoryd's. Last, issue 4's targets with PASS/FAIL (n/a when not measured).
+StdioClientTransport) loads the same 10,000 texts (one entity per fact)
+while that scale's first daemon still runs, and the same queries are timed
+on both in --blocks alternating blocks (memoryd's memory.search, then
+server-memory's search_nodes), so that the machine's slow and fast minutes
+fall on both alike; both sides' p50/p99 there, the ratios, and the range
+of the per-block ratios. Last, issue 4's targets with PASS/FAIL (n/a when not measured).
 
   --scales LIST          comma-separated subset of ${SCALE_NAMES.join(',')} (default: all)
   --queries N            timed queries per scale, 10-100000 (default 2000)
-  --warmup N             untimed queries first, 0-10000 (default 2000: a fresh daemon's
+  --warmup N             untimed queries first, 1-10000 (default 2000: a fresh daemon's
                          p50 falls by a third over its first ~2,000 searches, V8 still
                          optimising the search path, and a daemon lives for days;
-                         server-memory: at most 20, its p50 does not move with more)
+                         server-memory: 20 of them, its p50 does not move with more;
+                         the comparison's re-warm queries are drawn from them too)
   --limit N              memory.search limit, 1-100 (default 10)
   --seed N               corpus and query seed, a 32-bit integer (default 1)
   --in-flight N          admin.import calls in flight during the load, 1-64 (default 4)
@@ -65,7 +69,11 @@ memoryd's. Last, issue 4's targets with PASS/FAIL (n/a when not measured).
   --server-memory-100k   also run server-memory on the 100k scale's texts (slow)
   --no-server-memory     skip server-memory (its target is then n/a)
   --load-budget S        server-memory's load is skipped past S seconds (default 300)
-  --search-budget S      server-memory's searches stop after S seconds (default 300)
+  --search-budget S      the comparison stops after the block in which server-memory's
+                         searches pass S seconds (default 300)
+  --blocks N             alternating blocks of the comparison with server-memory, 1-100
+                         (default 20; memoryd re-warms with 50 untimed queries, server-memory
+                         with 1, at the start of each of its blocks)
   --client-busy-poll-us N  the searching DaemonClient's busyPollUs, 0-1000000 (default:
                          the client's own, 500; 0 sleeps while each answer is awaited)
   --keep                 keep the data dirs and print where they are
@@ -85,7 +93,7 @@ function parseArgs(argv) {
   const opts = {
     scales: [...SCALE_NAMES], queries: 2_000, warmup: 2_000, limit: 10, seed: 1, inFlight: 4, coldStarts: 3,
     serverMemory: true, serverMemory100k: false, loadBudgetMs: 300_000, searchBudgetMs: 300_000,
-    keep: false, json: false, check: false, help: false, clientBusyPollUs: undefined,
+    keep: false, json: false, check: false, help: false, clientBusyPollUs: undefined, compareBlocks: 20,
   };
   const integer = (flag, raw, min, max) => {
     const value = Number(raw);
@@ -101,13 +109,14 @@ function parseArgs(argv) {
     else if (arg === '--server-memory-100k') opts.serverMemory100k = true;
     else if (arg === '--no-server-memory') opts.serverMemory = false;
     else if (arg === '--queries') opts.queries = integer(arg, argv[++i], 10, 100_000);
-    else if (arg === '--warmup') opts.warmup = integer(arg, argv[++i], 0, 10_000);
+    else if (arg === '--warmup') opts.warmup = integer(arg, argv[++i], 1, 10_000);
     else if (arg === '--limit') opts.limit = integer(arg, argv[++i], 1, 100);
     else if (arg === '--seed') opts.seed = integer(arg, argv[++i], 0, 2 ** 32 - 1);
     else if (arg === '--in-flight') opts.inFlight = integer(arg, argv[++i], 1, 64);
     else if (arg === '--cold-starts') opts.coldStarts = integer(arg, argv[++i], 1, 20);
     else if (arg === '--load-budget') opts.loadBudgetMs = integer(arg, argv[++i], 1, 86_400) * 1000;
     else if (arg === '--search-budget') opts.searchBudgetMs = integer(arg, argv[++i], 1, 86_400) * 1000;
+    else if (arg === '--blocks') opts.compareBlocks = integer(arg, argv[++i], 1, 100);
     else if (arg === '--client-busy-poll-us') opts.clientBusyPollUs = integer(arg, argv[++i], 0, 1_000_000);
     else if (arg === '--scales') {
       const list = String(argv[++i] ?? '').toLowerCase().split(',').filter((s) => s !== '');
@@ -155,19 +164,17 @@ async function main() {
   const serverMemory = [];
   for (const name of opts.scales) {
     const scale = /** @type {import('./search/dataset.mjs').Scale} */ (SCALES[name]);
-    const run = await runMemoryd(scale, { ...opts, build }, root, progress);
-    scales.push(run.result);
     const compare = opts.serverMemory && (name === '10k' || (name === '100k' && opts.serverMemory100k));
-    if (compare) {
-      serverMemory.push(await runServerMemoryScale(name, run.kept, run.queries, run.warmup, opts, run.result.search, root, progress));
-    }
+    const run = await runMemoryd(scale, { ...opts, build, compare }, root, progress);
+    scales.push(run.result);
+    if (run.comparison !== undefined) serverMemory.push(run.comparison);
   }
   const targets = judge(scales, serverMemory);
   const meta = {
     startedAt, commit: commit(), build, daemonVersion: scales[0]?.daemonVersion, node: process.version,
     platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, seed: opts.seed, queries: opts.queries,
     warmup: opts.warmup, limit: opts.limit, coldStarts: opts.coldStarts, searchedAgent: SEARCHED_AGENT,
-    clientBusyPollUs: opts.clientBusyPollUs ?? DEFAULT_CLIENT_BUSY_POLL_US,
+    clientBusyPollUs: opts.clientBusyPollUs ?? DEFAULT_CLIENT_BUSY_POLL_US, compareBlocks: opts.compareBlocks,
   };
   const doc = { meta, scales, serverMemory, targets };
   process.stdout.write(`${opts.json ? JSON.stringify(doc, null, 2) : formatReport(doc)}\n`);

@@ -1,15 +1,19 @@
 // One scale of the search bench, start to end, on its own fresh data dir:
-// load, RSS, searches, RSS, shutdown, store size, cold start to the first
-// answer (median of a few), and (at 10k, or 100k when asked) server-memory on the same texts.
+// load, RSS, searches, RSS, (at 10k, or 100k when asked) server-memory on
+// the same texts timed in blocks alternating with memoryd's, shutdown,
+// store size, and cold start to the first answer (median of a few).
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { DaemonClient } from '@memoryd/client';
+import { MemorySearch } from '@memoryd/protocol';
 import { connect } from '../ndjson-client.mjs';
 import { percentile } from '../stats.mjs';
+import { timeInterleaved } from './compare.mjs';
 import { SEARCHED_AGENT, importBatches } from './dataset.mjs';
 import { assertSameBuild, coldStart, importAll, rssBreakdown, rssBytes, shutdownDaemon, startDaemon, timeSearches, treeBytes } from './memoryd.mjs';
 import { drawQueries } from './queries.mjs';
-import { runServerMemory } from './server-memory.mjs';
+import { startServerMemory } from './server-memory.mjs';
 
 /** Records per admin.import call: the protocol's maximum (Limits.importMaxRecords). */
 const IMPORT_BATCH = 1_000;
@@ -58,8 +62,9 @@ function latencyByKind(queries, samplesNs) {
  * searched agent's facts and the timed and warm-up queries (for server-memory).
  * @param {import('./dataset.mjs').Scale} scale
  * @param {{seed: number, queries: number, warmup: number, limit: number, inFlight: number, coldStarts: number, keep: boolean,
- *   build: string, clientBusyPollUs?: number}} opts `build`: the daemon's build fingerprint at the start of the run;
- *   `clientBusyPollUs`: the searching DaemonClient's busyPollUs (undefined: its default)
+ *   build: string, clientBusyPollUs?: number, compare: boolean, compareBlocks: number, loadBudgetMs: number, searchBudgetMs: number}} opts
+ *   `build`: the daemon's build fingerprint at the start of the run; `clientBusyPollUs`: the searching DaemonClient's
+ *   busyPollUs (undefined: its default); `compare`: run server-memory against this scale's loading daemon
  * @param {string} root
  * @param {(line: string) => void} progress
  */
@@ -98,6 +103,8 @@ export async function runMemoryd(scale, opts, root, progress) {
   const partsAfterSearch = rssBreakdown(child.pid);
   const search = latency(searched.samplesNs);
   say(`searched in ${((performance.now() - searchStart) / 1000).toFixed(1)} s: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms`);
+
+  const comparison = opts.compare ? await compareWithServerMemory(scale.name, socketPath, kept, queries, warmup, opts, root, say) : undefined;
 
   await shutdownDaemon(client, child);
 
@@ -162,33 +169,59 @@ export async function runMemoryd(scale, opts, root, progress) {
       },
       dataDir: opts.keep ? dataDir : undefined,
     },
-    kept,
-    queries,
-    warmup,
+    comparison,
   };
 }
 
 /**
- * server-memory on the searched agent's texts of a scale, with the same
- * queries; figures and ratios to memoryd's.
+ * server-memory on the searched agent's texts of a scale, against the
+ * scale's daemon (still running, its index in memory and warm): both time
+ * the same queries in alternating blocks (compare.mjs); figures and the
+ * ratios of server-memory's to memoryd's.
  * @param {string} scaleName
+ * @param {string} socketPath the running daemon's
  * @param {import('./dataset.mjs').KeptFact[]} kept
  * @param {{text: string}[]} queries
- * @param {{text: string}[]} warmupQueries memoryd's warm-up queries; server-memory gets the first 20
- * @param {{loadBudgetMs: number, searchBudgetMs: number}} opts
- * @param {{p50Ms: number, p99Ms: number}} memoryd the same scale's search figures
+ * @param {{text: string}[]} warmup
+ * @param {{loadBudgetMs: number, searchBudgetMs: number, limit: number, compareBlocks: number, clientBusyPollUs?: number}} opts
  * @param {string} root
- * @param {(line: string) => void} progress
+ * @param {(line: string) => void} say
  */
-export async function runServerMemoryScale(scaleName, kept, queries, warmupQueries, opts, memoryd, root, progress) {
-  const say = (line) => progress(`${scaleName}: ${line}`);
+async function compareWithServerMemory(scaleName, socketPath, kept, queries, warmup, opts, root, say) {
   const memoryFile = path.join(root, `server-memory-${scaleName}.jsonl`);
   say(`server-memory: loading ${kept.length.toLocaleString('en-US')} entities with create_entities (1,000 per call)`);
-  // Fewer warm-up calls than memoryd's: each reads and parses its whole file.
-  const warmup = warmupQueries.slice(0, 20);
-  let run;
+  const client = new DaemonClient({
+    socket: socketPath, autostart: false, clientName: 'memoryd-bench-search',
+    ...(opts.clientBusyPollUs === undefined ? {} : { busyPollUs: opts.clientBusyPollUs }),
+  });
+  let session;
   try {
-    run = await runServerMemory(kept, queries, { memoryFile, warmup, loadBudgetMs: opts.loadBudgetMs, searchBudgetMs: opts.searchBudgetMs, progress });
+    session = await startServerMemory(kept, { memoryFile, loadBudgetMs: opts.loadBudgetMs, progress: say });
+    if (session.skipped !== undefined) {
+      say(`server-memory: skipped, ${session.skipped}`);
+      return { scale: scaleName, texts: kept.length, skipped: session.skipped, loadMs: session.loadMs };
+    }
+    say(`comparing: ${queries.length} queries in ${opts.compareBlocks} blocks, memoryd's then server-memory's`);
+    const memoryd = async (text) => (await client.call(MemorySearch, { agentId: SEARCHED_AGENT, query: text, limit: opts.limit })).facts.length;
+    const run = await timeInterleaved({
+      memoryd, serverMemory: session.search, queries, warmup, blocks: opts.compareBlocks, budgetMs: opts.searchBudgetMs, progress: say,
+    });
+    const ours = latency(run.memoryd.samplesNs);
+    const theirs = latency(run.serverMemory.samplesNs);
+    const blockRatios = run.perBlock.map((b) => b.serverMemoryP50Ms / b.memorydP50Ms).sort((a, b) => a - b);
+    say(`server-memory: p50 ${theirs.p50Ms.toFixed(3)} ms, p99 ${theirs.p99Ms.toFixed(3)} ms; memoryd alongside: ` +
+      `p50 ${ours.p50Ms.toFixed(3)} ms, p99 ${ours.p99Ms.toFixed(3)} ms, over ${theirs.count} queries`);
+    return {
+      scale: scaleName,
+      texts: kept.length,
+      loadMs: session.loadMs,
+      search: { ...theirs, answeredWithEntities: run.serverMemory.answered, maxEntities: run.serverMemory.maxItems, cutShortByBudget: run.cutShort },
+      memoryd: { ...ours, answeredWithFacts: run.memoryd.answered },
+      blocks: run.perBlock.length,
+      blockRatios: { min: blockRatios[0], median: median(blockRatios), max: blockRatios[blockRatios.length - 1] },
+      p50Ratio: theirs.p50Ms / ours.p50Ms,
+      p99Ratio: theirs.p99Ms / ours.p99Ms,
+    };
   } catch (err) {
     // The comparison subject failing is a finding to print, not a reason
     // to throw away memoryd's figures; its target is then n/a.
@@ -196,20 +229,8 @@ export async function runServerMemoryScale(scaleName, kept, queries, warmupQueri
     say(`server-memory: ${reason}`);
     return { scale: scaleName, texts: kept.length, skipped: reason, loadMs: NaN };
   } finally {
+    await session?.close();
+    await client.close();
     fs.rmSync(memoryFile, { force: true });
   }
-  if (run.skipped !== undefined) {
-    say(`server-memory: skipped, ${run.skipped}`);
-    return { scale: scaleName, texts: kept.length, skipped: run.skipped, loadMs: run.loadMs };
-  }
-  const search = latency(run.samplesNs);
-  say(`server-memory: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms over ${search.count} queries`);
-  return {
-    scale: scaleName,
-    texts: kept.length,
-    loadMs: run.loadMs,
-    search: { ...search, answeredWithEntities: run.answeredWithEntities, maxEntities: run.maxEntities, cutShortByBudget: run.searchCutShort },
-    p50Ratio: search.p50Ms / memoryd.p50Ms,
-    p99Ratio: search.p99Ms / memoryd.p99Ms,
-  };
 }

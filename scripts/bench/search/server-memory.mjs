@@ -1,7 +1,8 @@
 // @modelcontextprotocol/server-memory's side of the search bench: spawn it
-// as MCP clients do (the SDK's Client over StdioClientTransport), load the
-// same texts memoryd got (one entity per fact), and time search_nodes with
-// the same query strings, one in flight.
+// as MCP clients do (the SDK's Client over StdioClientTransport) and load
+// the same texts memoryd got (one entity per fact); the caller times
+// search_nodes with the same query strings, one in flight
+// (search/compare.mjs).
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,18 +48,21 @@ function killLiveSync() {
 }
 
 /**
- * Runs server-memory on `facts`: load, then time `queries`. Either part may
- * stop at its time budget: the load is then reported as skipped with the
- * reason (no search is timed on a partial graph), the searches as measured
- * on the first queries only.
- * @param {{id: string, content: string}[]} facts
- * @param {{text: string}[]} queries
- * @param {{memoryFile: string, warmup: {text: string}[], loadBudgetMs: number, searchBudgetMs: number,
- *   progress: (line: string) => void}} options
- * @returns {Promise<{loadMs: number, loaded: number, skipped?: string, samplesNs: number[],
- *   answeredWithEntities: number, maxEntities: number, searchCutShort: boolean}>}
+ * A server-memory spawned and loaded with `facts`: `search` calls
+ * search_nodes once and returns how many entities matched; `close` stops
+ * it (always call it). The load may stop at its time budget: `skipped`
+ * then says why, and no search may be timed on the partial graph.
+ * @typedef {{loadMs: number, loaded: number, skipped?: string, search: (text: string) => Promise<number>,
+ *   close: () => Promise<void>}} ServerMemorySession
  */
-export async function runServerMemory(facts, queries, options) {
+
+/**
+ * Spawns server-memory as MCP clients do and loads `facts` into it.
+ * @param {{id: string, content: string}[]} facts
+ * @param {{memoryFile: string, loadBudgetMs: number, progress: (line: string) => void}} options
+ * @returns {Promise<ServerMemorySession>}
+ */
+export async function startServerMemory(facts, options) {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SERVER_MEMORY_BIN],
@@ -83,14 +87,43 @@ export async function runServerMemory(facts, queries, options) {
   // anything can fail, so the exit hook can always kill it.
   const pid = transport.pid;
   if (pid !== null) livePids.add(pid);
+  const close = async () => {
+    // close(): stdin EOF, then SIGTERM and SIGKILL after 2 s each (the SDK's own escalation).
+    await client.close().catch(() => {});
+    if (pid !== null) {
+      try {
+        process.kill(pid, 0);
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Exited, as it should on EOF.
+      }
+      livePids.delete(pid);
+    }
+  };
+  /** Its error, with the tail of its stderr to explain it. */
+  const explained = (err) => {
+    const message = err instanceof Error ? err.message : String(err);
+    return new Error(`${message}; server-memory stderr:\n${stderrTail.trim() || '(empty)'}`, { cause: err });
+  };
+  const call = async (name, args) => {
+    let result;
+    try {
+      result = await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
+    } catch (err) {
+      throw explained(err);
+    }
+    if (result.isError) throw explained(new Error(`server-memory ${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`));
+    return /** @type {any} */ (result.structuredContent);
+  };
+  const search = async (text) => {
+    const graph = await call('search_nodes', { query: text });
+    if (!Array.isArray(graph?.entities)) throw explained(new Error('server-memory search_nodes answered without entities'));
+    return graph.entities.length;
+  };
   try {
-    await connecting;
-    const call = async (name, args) => {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS });
-      if (result.isError) throw new Error(`server-memory ${name} failed: ${JSON.stringify(result.content).slice(0, 300)}`);
-      return /** @type {any} */ (result.structuredContent);
-    };
-
+    await connecting.catch((err) => {
+      throw explained(err);
+    });
     const loadStart = performance.now();
     let loaded = 0;
     for (let i = 0; i < facts.length; i += CHUNK) {
@@ -104,51 +137,18 @@ export async function runServerMemory(facts, queries, options) {
       loaded += chunk.length;
       const elapsed = performance.now() - loadStart;
       if (loaded < facts.length && elapsed > options.loadBudgetMs) {
-        const reason = `load stopped at ${loaded.toLocaleString('en-US')} of ${facts.length.toLocaleString('en-US')} entities after ` +
+        const skipped = `load stopped at ${loaded.toLocaleString('en-US')} of ${facts.length.toLocaleString('en-US')} entities after ` +
           `${(elapsed / 1000).toFixed(0)} s, over the ${(options.loadBudgetMs / 1000).toFixed(0)} s budget`;
-        return { loadMs: elapsed, loaded, skipped: reason, samplesNs: [], answeredWithEntities: 0, maxEntities: 0, searchCutShort: false };
+        return { loadMs: elapsed, loaded, skipped, search, close };
       }
       if (loaded % 10_000 === 0 || loaded === facts.length) {
         options.progress(`server-memory: loaded ${loaded.toLocaleString('en-US')}/${facts.length.toLocaleString('en-US')} entities ` +
           `(${Math.round(loaded / (elapsed / 1000)).toLocaleString('en-US')}/s)`);
       }
     }
-    const loadMs = performance.now() - loadStart;
-
-    const search = (query) => call('search_nodes', { query });
-    for (const query of options.warmup) await search(query.text);
-    const samplesNs = [];
-    let answeredWithEntities = 0;
-    let maxEntities = 0;
-    const searchStart = performance.now();
-    let searchCutShort = false;
-    for (const query of queries) {
-      if (performance.now() - searchStart > options.searchBudgetMs) {
-        searchCutShort = true;
-        break;
-      }
-      const t0 = process.hrtime.bigint();
-      const graph = await search(query.text);
-      samplesNs.push(Number(process.hrtime.bigint() - t0));
-      if (!Array.isArray(graph?.entities)) throw new Error('server-memory search_nodes answered without entities');
-      if (graph.entities.length > 0) answeredWithEntities++;
-      maxEntities = Math.max(maxEntities, graph.entities.length);
-    }
-    return { loadMs, loaded, samplesNs, answeredWithEntities, maxEntities, searchCutShort };
+    return { loadMs: performance.now() - loadStart, loaded, search, close };
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new Error(`${message}; server-memory stderr:\n${stderrTail.trim() || '(empty)'}`, { cause: err });
-  } finally {
-    // close(): stdin EOF, then SIGTERM and SIGKILL after 2 s each (the SDK's own escalation).
-    await client.close().catch(() => {});
-    if (pid !== null) {
-      try {
-        process.kill(pid, 0);
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Exited, as it should on EOF.
-      }
-      livePids.delete(pid);
-    }
+    await close();
+    throw err;
   }
 }
