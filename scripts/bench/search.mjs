@@ -72,7 +72,7 @@ of the per-block ratios. Last, issue 4's targets with PASS/FAIL (n/a when not me
   --search-budget S      the comparison stops after the block in which server-memory's
                          searches pass S seconds (default 300)
   --blocks N             alternating blocks of the comparison with server-memory, 1-100
-                         (default 20; memoryd re-warms with 50 untimed queries, server-memory
+                         (default 20; memoryd re-warms with 300 untimed queries, server-memory
                          with 1, at the start of each of its blocks)
   --client-busy-poll-us N  the searching DaemonClient's busyPollUs, 0-1000000 (default:
                          the client's own, 500; 0 sleeps while each answer is awaited)

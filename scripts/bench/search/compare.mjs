@@ -9,8 +9,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { percentile } from '../stats.mjs';
 
-/** Untimed memoryd searches at the start of each of its blocks: the other server's block ran meanwhile and cooled the caches. */
-export const MEMORYD_REWARM = 50;
+/** Untimed memoryd searches at the start of each of its blocks (~50 ms): the other server's block ran meanwhile and cooled the caches; with 50, memoryd's blocks ran up to twice its standalone p50. */
+export const MEMORYD_REWARM = 300;
 /** Untimed server-memory searches before its first block (each reads and parses its whole file; its p50 does not move with more). */
 export const SERVER_MEMORY_WARMUP = 20;
 /** Untimed server-memory searches at the start of each of its blocks. */
