@@ -9,7 +9,12 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { percentile } from '../stats.mjs';
 
-/** Untimed memoryd searches at the start of each of its blocks (~50 ms): the other server's block ran meanwhile and cooled the caches; with 50, memoryd's blocks ran up to twice its standalone p50. */
+/**
+ * Untimed memoryd searches at the start of each of its blocks (~50 ms):
+ * the other server's block ran meanwhile and cooled the caches. With 50,
+ * memoryd's p50 in the comparison was 1.1-1.8x its standalone p50 of the
+ * same run (two runs); with 300 it was not above it.
+ */
 export const MEMORYD_REWARM = 300;
 /** Untimed server-memory searches before its first block (each reads and parses its whole file; its p50 does not move with more). */
 export const SERVER_MEMORY_WARMUP = 20;
