@@ -29,18 +29,18 @@ export const SERVER_MEMORY_REWARM = 1;
 export const SETTLE_MS = 300;
 
 /**
- * This process's full garbage collection, run before each block: the
+ * This process's full garbage collection, to run before each block: the
  * bench parses server-memory's answers (up to ~5,600 entities each, twice),
  * and collecting that garbage while memoryd's block runs would charge the
  * bench's own work to memoryd. V8 hands `gc` to contexts made after
  * --expose-gc is set (store/full-gc.ts in the daemon does the same).
  */
-const collectGarbage = (() => {
+function exposeGc() {
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('typeof gc === "function" ? gc : undefined');
   if (typeof gc !== 'function') throw new Error('V8 did not expose gc() after --expose-gc was set');
   return /** @type {() => void} */ (gc);
-})();
+}
 
 /**
  * A search function: runs one query and resolves with how many items
@@ -59,6 +59,8 @@ const collectGarbage = (() => {
  */
 export async function timeInterleaved({ memoryd, serverMemory, queries, warmup, blocks, budgetMs, progress }) {
   if (warmup.length === 0) throw new Error('the interleaved comparison needs warm-up queries');
+  // Taken here, not at import: a run without server-memory sets no V8 flag.
+  const collectGarbage = exposeGc();
   const warm = (i) => /** @type {{text: string}} */ (warmup[i % warmup.length]).text;
   let warmed = 0;
   for (let i = 0; i < SERVER_MEMORY_WARMUP; i++) await serverMemory(warm(warmed++));
@@ -103,17 +105,15 @@ export async function timeInterleaved({ memoryd, serverMemory, queries, warmup, 
  * @returns {Promise<number[]>} this block's samples, ns
  */
 async function timeBlock(search, block, into) {
-  const samples = [];
+  const first = into.samplesNs.length;
   for (const query of block) {
     const t0 = process.hrtime.bigint();
     const items = await search(query.text);
-    const ns = Number(process.hrtime.bigint() - t0);
-    samples.push(ns);
-    into.samplesNs.push(ns);
+    into.samplesNs.push(Number(process.hrtime.bigint() - t0));
     if (items > 0) into.answered++;
     into.maxItems = Math.max(into.maxItems, items);
   }
-  return samples;
+  return into.samplesNs.slice(first);
 }
 
 /** The p50 of samples in ns, in ms (nearest rank, as the bench's other figures). */

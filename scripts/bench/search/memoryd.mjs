@@ -178,6 +178,19 @@ export async function importAll(client, batches, { total, inFlight, progress }) 
 }
 
 /**
+ * The client the bench searches through: @memoryd/client's DaemonClient,
+ * as memoryd-mcp uses it, without autostart.
+ * @param {string} socketPath
+ * @param {number | undefined} busyPollUs the client's (undefined: its default)
+ */
+export function searchClient(socketPath, busyPollUs) {
+  return new DaemonClient({
+    socket: socketPath, autostart: false, requestTimeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
+    ...(busyPollUs === undefined ? {} : { busyPollUs }),
+  });
+}
+
+/**
  * Sends memory.search one in flight through @memoryd/client's
  * DaemonClient, as memoryd-mcp calls the daemon, on a connection of its
  * own: untimed, the `warmup` queries cycled until the daemon logs the
@@ -191,10 +204,7 @@ export async function importAll(client, batches, { total, inFlight, progress }) 
  * @returns {Promise<{samplesNs: number[], answeredWithFacts: number, residentAfterMs: number, warmupSearches: number}>}
  */
 export async function timeSearches(socketPath, agentId, queries, { warmup, limit, child, busyPollUs }) {
-  const client = new DaemonClient({
-    socket: socketPath, autostart: false, requestTimeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
-    ...(busyPollUs === undefined ? {} : { busyPollUs }),
-  });
+  const client = searchClient(socketPath, busyPollUs);
   try {
     return await searchAll(client, agentId, queries, { warmup, limit, child });
   } finally {

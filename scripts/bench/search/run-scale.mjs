@@ -5,13 +5,14 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
-import { DaemonClient } from '@memoryd/client';
 import { MemorySearch } from '@memoryd/protocol';
 import { connect } from '../ndjson-client.mjs';
 import { percentile } from '../stats.mjs';
 import { timeInterleaved } from './compare.mjs';
 import { SEARCHED_AGENT, importBatches } from './dataset.mjs';
-import { assertSameBuild, coldStart, importAll, rssBreakdown, rssBytes, shutdownDaemon, startDaemon, timeSearches, treeBytes } from './memoryd.mjs';
+import {
+  assertSameBuild, coldStart, importAll, rssBreakdown, rssBytes, searchClient, shutdownDaemon, startDaemon, timeSearches, treeBytes,
+} from './memoryd.mjs';
 import { drawQueries } from './queries.mjs';
 import { startServerMemory } from './server-memory.mjs';
 
@@ -190,10 +191,7 @@ export async function runMemoryd(scale, opts, root, progress) {
 async function compareWithServerMemory(scaleName, socketPath, kept, queries, warmup, opts, root, say) {
   const memoryFile = path.join(root, `server-memory-${scaleName}.jsonl`);
   say(`server-memory: loading ${kept.length.toLocaleString('en-US')} entities with create_entities (1,000 per call)`);
-  const client = new DaemonClient({
-    socket: socketPath, autostart: false, clientName: 'memoryd-bench-search',
-    ...(opts.clientBusyPollUs === undefined ? {} : { busyPollUs: opts.clientBusyPollUs }),
-  });
+  const client = searchClient(socketPath, opts.clientBusyPollUs);
   let session;
   try {
     session = await startServerMemory(kept, { memoryFile, loadBudgetMs: opts.loadBudgetMs, progress: say });
