@@ -33,7 +33,12 @@ export const DEFAULT_BUSY_POLL_US = 200;
 const MAX_BUSY_POLL_US = 1_000_000;
 
 /** What `main` should do. */
-export type Invocation = { kind: 'run'; config: DaemonConfig } | { kind: 'help' } | { kind: 'version' };
+export type Invocation =
+  | { kind: 'run'; config: DaemonConfig }
+  | { kind: 'verify'; dataDir: string }
+  | { kind: 'repair'; dataDir: string }
+  | { kind: 'help' }
+  | { kind: 'version' };
 
 export const HELP = `Usage: memoryd [options]
 
@@ -60,8 +65,21 @@ Options (each also settable by the environment variable shown):
                           requests back to back finds the daemon awake; costs
                           at most that much CPU per answer; 0 never polls
                           (default ${DEFAULT_BUSY_POLL_US}, at most ${MAX_BUSY_POLL_US})           [MEMORYD_BUSY_POLL_US]
+  --verify                check the store instead of serving it: every record's
+                          checksum, the counters, dedup entries and search index
+                          against the records; prints what is damaged; exit 0
+                          when nothing is, 1 otherwise (the daemon must be stopped)
+  --repair                repair a damaged store instead of serving it: copies
+                          the store to DATA_DIR/store.before-repair-<time> first,
+                          runs LevelDB's repair if its files need it, removes
+                          records that fail their checksum, rebuilds counters,
+                          dedup entries and the search index, and prints what it
+                          kept and removed (the daemon must be stopped)
   -h, --help              print this help and exit
   -V, --version           print the version and exit
+
+The daemon runs with umask 077: the data dir and store are private to you
+(an existing one that others can read is tightened at start, with a warning).
 
 Under systemd socket activation (LISTEN_FDS, LISTEN_PID) the daemon serves
 the inherited socket instead of binding its own.
@@ -114,6 +132,8 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'max-connections': { type: 'string' },
         'export-cursor-ttl': { type: 'string' },
         'busy-poll-us': { type: 'string' },
+        verify: { type: 'boolean' },
+        repair: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'V' },
       },
@@ -131,6 +151,9 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const dataDir = v['data-dir'] ?? (env['MEMORYD_DATA_DIR'] || defaultDataDir(env, osPlatform(), env['HOME'] || homedir()));
   if (socket === '') throw usage('--socket must not be empty');
   if (dataDir === '') throw usage('--data-dir must not be empty');
+  if (v.verify && v.repair) throw usage('--verify and --repair cannot be combined (see memoryd --help)');
+  if (v.verify) return { kind: 'verify', dataDir };
+  if (v.repair) return { kind: 'repair', dataDir };
 
   const logLevel = (v['log-level'] ?? env['MEMORYD_LOG_LEVEL'] ?? 'info').trim();
   if (!(LogLevels as readonly string[]).includes(logLevel)) {

@@ -7,7 +7,7 @@ import { takeActivationFd } from './server/socket-activation.js';
 import { claimSocketPath, prepareSocketDir } from './server/socket-file.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
 import type { MemoryStore } from './store/memory-store.js';
-import { openStore } from './store/open-store.js';
+import { openStore } from './store/supervised-store.js';
 import { DAEMON_VERSION } from './version.js';
 
 /** DESIGN.md: a stopping daemon exits within 5 s; we give ourselves 4.5. */

@@ -14,6 +14,12 @@ export const DaemonErrorCodes = {
   Storage: 'MEMORYD_STORAGE',
   /** A stored record failed to decode. */
   Decode: 'MEMORYD_DECODE',
+  /** A stored record failed its checksum: damaged on disk, never served. */
+  Damaged: 'MEMORYD_DAMAGED',
+  /** The store's files cannot be opened as they are (missing CURRENT, a missing or truncated table, a damaged log or MANIFEST). */
+  StoreDamaged: 'MEMORYD_STORE_DAMAGED',
+  /** A write failed earlier: writes are refused until the store is known good again. */
+  ReadOnly: 'MEMORYD_READ_ONLY',
   /** Another process holds the data dir's LevelDB lock. */
   DataDirLocked: 'MEMORYD_DATA_DIR_LOCKED',
   /** Another daemon answers on the socket. */
@@ -56,12 +62,31 @@ export function notFound(message: string): DaemonError {
 }
 
 /**
- * Wraps a failure of the store, keeping it as the cause and its code in the
- * message (the wire carries the message; the cause stays in the log).
+ * The innermost cause of an error, as one line: level wraps LevelDB's
+ * status (`LEVEL_DATABASE_NOT_OPEN: Database failed to open`, cause
+ * `Corruption: 1 missing files; e.g. …`), and only the innermost names
+ * what went wrong. Its code is prefixed unless the message already
+ * carries it (Node's `ENOTDIR: not a directory, mkdir …` does) or it is
+ * one of level's, whose LevelDB message says the same (`IO error: …`).
+ */
+export function rootCause(err: unknown): string {
+  let e = err;
+  while (e instanceof Error && e.cause instanceof Error && !(e instanceof DaemonError)) e = e.cause;
+  if (!(e instanceof Error)) return String(e);
+  if (e instanceof DaemonError) return e.message;
+  const code = (e as { code?: unknown }).code;
+  const message = e.message.split('\n')[0] ?? '';
+  if (typeof code !== 'string' || code.startsWith('LEVEL_') || message.includes(code)) return message || e.name;
+  return message === '' ? code : `${code}: ${message}`;
+}
+
+/**
+ * Wraps a failure of the store, keeping it as the cause and its root
+ * cause in the message (the wire carries the message; the whole chain
+ * stays in the log).
  */
 export function storageError(what: string, cause: unknown): DaemonError {
-  const detail = cause instanceof Error ? `${(cause as { code?: string }).code ?? cause.name}: ${cause.message}` : String(cause);
-  return new DaemonError(DaemonErrorCodes.Storage, `${what}: ${detail}`, { cause });
+  return new DaemonError(DaemonErrorCodes.Storage, `${what}: ${rootCause(cause)}`, { cause });
 }
 
 /** A stored record that does not decode: an error for the request that read it. */

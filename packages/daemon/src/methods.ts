@@ -73,6 +73,7 @@ export function daemonMethods(store: MemoryStore, ctx: DaemonContext): RpcMethod
         dataDir: ctx.dataDir,
         connections: ctx.connectionCount(),
         ...counts,
+        health: store.health(),
       };
     }),
     'memory.add': method(MemoryAdd, (p) => store.addFact(p)),

@@ -38,7 +38,7 @@ describe('daemon.status', () => {
     const r = await shared.client.ok(DaemonStatus, {});
     assertKeys(
       r,
-      ['daemonVersion', 'pid', 'uptimeMs', 'socket', 'dataDir', 'connections', 'facts', 'checkpoints', 'agents'],
+      ['daemonVersion', 'pid', 'uptimeMs', 'socket', 'dataDir', 'connections', 'facts', 'checkpoints', 'agents', 'health'],
       'status result',
     );
     assert.equal(r.daemonVersion, PACKAGE_VERSION);
@@ -46,6 +46,7 @@ describe('daemon.status', () => {
     assert.equal(r.socket, shared.daemon.socket);
     assert.equal(r.dataDir, shared.daemon.dataDir);
     assert.ok(Number.isInteger(r.uptimeMs) && r.uptimeMs >= 0);
+    assert.equal(r.health, 'ok');
     const later = await shared.client.ok(DaemonStatus, {});
     assert.ok(later.uptimeMs >= r.uptimeMs, 'uptime does not go backwards');
   });

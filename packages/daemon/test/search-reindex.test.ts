@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Level } from 'level';
 import type { MemoryStore } from '@memoryd/daemon';
+import { sealValue, unsealValue } from './helpers/seal.js';
 import { openTempStore, reopen, useStoreCleanup } from './helpers/store.js';
 
 useStoreCleanup();
@@ -35,11 +36,11 @@ async function dropIndex(dataDir: string): Promise<void> {
     for (const [key, value] of await db.iterator().all()) {
       if (key.startsWith('!post!') || key.startsWith('!term!') || key.startsWith('!surf!')) ops.push({ type: 'del', key });
       if (key.startsWith('!stats!')) {
-        const { facts, checkpoints } = JSON.parse(value) as { facts: number; checkpoints: number };
-        ops.push({ type: 'put', key, value: JSON.stringify({ facts, checkpoints }) });
+        const { facts, checkpoints } = JSON.parse(unsealValue(key, value)) as { facts: number; checkpoints: number };
+        ops.push({ type: 'put', key, value: sealValue(key, JSON.stringify({ facts, checkpoints })) });
       }
     }
-    ops.push({ type: 'put', key: '!meta!index', value: 'postings 0, analysis 0' });
+    ops.push({ type: 'put', key: '!meta!index', value: sealValue('!meta!index', 'postings 0, analysis 0') });
     await db.batch(ops);
   } finally {
     await db.close();
@@ -109,7 +110,7 @@ describe('reindexing at open', () => {
     await db.open();
     // A posting the writes never made: a rebuild would drop it.
     const stray = (await db.keys().all()).find((k) => k.startsWith('!post!'))!;
-    await db.put(`${stray.slice(0, -1)}Z`, '');
+    await db.put(`${stray.slice(0, -1)}Z`, sealValue(`${stray.slice(0, -1)}Z`, ''));
     await db.close();
     await (await reopen(store, dataDir)).close();
     const after = await indexEntries(dataDir);

@@ -91,6 +91,26 @@ describe('checkpoints', () => {
     assert.deepEqual(other.checkpoint.state, { fine: 1 });
   });
 
+  test('a checkpoint damaged on disk (its seal broken) is a damaged error wherever it is read', async () => {
+    const { store, dataDir } = await openTempStore();
+    const older = await store.saveCheckpoint({ agentId: 'c', state: { good: true } });
+    const latest = await store.saveCheckpoint({ agentId: 'c', state: { good: 'soon not' } });
+    await store.close();
+    assert.equal(await corruptRecords(dataDir, latest.checkpointId, JSON.stringify({ id: latest.checkpointId, createdAt: latest.createdAt, state: { good: 'forged' } }), false), 1);
+    const reopened = await reopen(store, dataDir);
+    for (const read of [
+      reopened.resumeCheckpoint({ agentId: 'c' }),
+      reopened.resumeCheckpoint({ agentId: 'c', reportNotFound: true }),
+      reopened.resumeCheckpoint({ agentId: 'c', checkpointId: latest.checkpointId }),
+      reopened.listCheckpoints({ agentId: 'c' }),
+      reopened.exportPage({ agentId: 'c' }),
+    ]) {
+      const err = await rejectsWith(read, DaemonErrorCodes.Damaged);
+      assert.match(err.message, new RegExp(`checkpoint ${latest.checkpointId} of agent c`));
+    }
+    assert.ok('checkpoint' in (await reopened.resumeCheckpoint({ agentId: 'c', checkpointId: older.checkpointId })));
+  });
+
   test('valid JSON of the wrong shape is a decode error too', async () => {
     const { store, dataDir } = await openTempStore();
     const saved = await store.saveCheckpoint({ agentId: 'c', state: { a: 1 } });

@@ -1,10 +1,12 @@
 import { HELP, parseInvocation } from '../config.js';
 import { startDaemon, stopOnSignals } from '../daemon.js';
-import { DaemonError, DaemonErrorCodes } from '../errors.js';
+import { DaemonError, DaemonErrorCodes, rootCause } from '../errors.js';
+import { runRepair } from '../maintenance/repair-command.js';
+import { runVerify } from '../maintenance/verify-command.js';
 import { createLogger } from '../logger.js';
 import { DAEMON_VERSION } from '../version.js';
 
-/** Exit codes: 0 stopped cleanly, 1 could not start or stop, 2 usage. */
+/** Exit codes: 0 stopped cleanly (or nothing damaged), 1 could not start or stop (or damage found), 2 usage. */
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
 
@@ -28,6 +30,13 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   if (invocation.kind === 'version') {
     process.stdout.write(`memoryd ${DAEMON_VERSION}\n`);
+    return;
+  }
+
+  // Everything the daemon creates is private to its user (DESIGN.md "Transport").
+  process.umask(0o077);
+  if (invocation.kind === 'verify' || invocation.kind === 'repair') {
+    process.exitCode = await maintain(invocation.kind, invocation.dataDir);
     return;
   }
 
@@ -56,4 +65,15 @@ export async function main(argv: readonly string[]): Promise<void> {
   await daemon.stopped;
   // Everything is closed; leave now rather than wait on stray handles.
   exit(0);
+}
+
+/** `--verify` or `--repair`: one run over the store, lines on stdout, one plain line on stderr if it fails. */
+async function maintain(kind: 'verify' | 'repair', dataDir: string): Promise<number> {
+  const print = (line: string) => process.stdout.write(`${line}\n`);
+  try {
+    return kind === 'verify' ? await runVerify(dataDir, print) : await runRepair(dataDir, createLogger('warn'), print);
+  } catch (err) {
+    process.stderr.write(`memoryd: cannot ${kind}: ${rootCause(err)}\n`);
+    return EXIT_FAILURE;
+  }
 }

@@ -19,6 +19,9 @@ export function toErrorResponse(id: JSONRPCID, err: unknown, method: string, log
         return createJSONRPCErrorResponse(id, ErrorCodes.NotFound, err.message);
       case DaemonErrorCodes.Storage:
       case DaemonErrorCodes.Decode:
+      case DaemonErrorCodes.Damaged:
+      case DaemonErrorCodes.StoreDamaged:
+      case DaemonErrorCodes.ReadOnly:
         // The message names the cause; the whole chain goes to the log.
         log.error('storage error', { method, err });
         return createJSONRPCErrorResponse(id, ErrorCodes.StorageError, err.message);

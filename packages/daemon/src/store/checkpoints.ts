@@ -7,8 +7,9 @@ import {
   type ResultOf,
 } from '@memoryd/protocol';
 import { notFound } from '../errors.js';
-import { type StoredCheckpoint, decodeCheckpoint, encodeCheckpoint } from './codec.js';
+import { type AgentStats, type StoredCheckpoint, decodeCheckpoint, encodeCheckpoint } from './codec.js';
 import { type StoreContext, guard } from './context.js';
+import { readWhole } from './count-check.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
 import { WriteBatch, commit } from './stats.js';
 
@@ -67,14 +68,21 @@ export async function resumeCheckpoint(
   );
 }
 
-/** `checkpoint.list`: id, createdAt and messageCount, oldest first, a page at a time. */
+/**
+ * `checkpoint.list`: id, createdAt and messageCount, oldest first, a page
+ * at a time; a first page that holds them all is checked against the
+ * agent's counters.
+ */
 export async function listCheckpoints(
   ctx: StoreContext,
   p: ParamsOf<typeof CheckpointList>,
 ): Promise<ResultOf<typeof CheckpointList>> {
   const limit = p.limit ?? Limits.limitDefault;
-  const entries = await guard(`list checkpoints of agent ${p.agentId}`, () =>
-    ctx.subs.ckpt.iterator({ ...agentRange(p.agentId, p.after), limit: limit + 1 }).all(),
+  const check = { agentId: p.agentId, fromStart: p.after === undefined, asked: limit + 1, what: 'checkpoints listed', count: (s: AgentStats) => s.checkpoints };
+  const entries = await readWhole(ctx, check, (options) =>
+    guard(`list checkpoints of agent ${p.agentId}`, () =>
+      ctx.subs.ckpt.iterator({ ...agentRange(p.agentId, p.after), ...options, limit: limit + 1 }).all(),
+    ),
   );
   const checkpoints = entries.slice(0, limit).map(([key, text]) => {
     const c = decodeEntry(key, text);

@@ -10,16 +10,18 @@ import type { GroupCommit } from './group-commit.js';
 import type { FactCache } from './fact-cache.js';
 import type { ResidentSet } from './resident-set.js';
 import { SublevelNames } from './keys.js';
+import { type RawSublevel, SealedSublevel } from './sealed-sublevel.js';
 
 /** The root database: UTF-8 keys and values (values are JSON, see codec.ts). */
 export type Db = Level<string, string>;
 
-function openSublevel(db: Db, name: string) {
-  return db.sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+function openSublevel(db: Db, name: string): SealedSublevel {
+  const raw = db.sublevel<string, string>(name, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  return new SealedSublevel(raw as unknown as RawSublevel, name);
 }
 
-/** One sublevel of the layout in keys.ts. */
-export type Sublevel = ReturnType<typeof openSublevel>;
+/** One sublevel of the layout in keys.ts: every value sealed, every read checked. */
+export type Sublevel = SealedSublevel;
 
 /** The sublevels of the layout in keys.ts. */
 export interface Sublevels {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type AdminExport, Limits, type ParamsOf, type ResultOf } from '@memoryd/protocol';
 import { invalidParams } from '../errors.js';
 import { type StoreContext, guard } from './context.js';
+import { ExportTally } from './count-check.js';
 import { type ExportPosition, type Snapshot, readExportPage } from './export-page.js';
 
 /** One export in progress: a snapshot and where each issued cursor continues. */
@@ -15,6 +16,8 @@ interface Session {
   /** Position → the cursor issued for it, so a replayed page returns the same cursor. */
   issued: Map<string, string>;
   seq: number;
+  /** What the export returned so far, checked against the counters agent by agent. */
+  tally: ExportTally;
   /** Pages being read; the idle timer runs only while this is 0. */
   busy: number;
   timer: NodeJS.Timeout | undefined;
@@ -47,6 +50,14 @@ export class ExportCursors {
     try {
       const page = await readExportPage(this.#ctx, session.snapshot, session.agentId, from, session.limit);
       next = page.next;
+      try {
+        await session.tally.add(page.records);
+        if (next === undefined) await session.tally.end();
+      } catch (err) {
+        // Short of what the counters say: this export can never be whole.
+        this.#end(session, 'damaged');
+        throw err;
+      }
       if (next === undefined) {
         this.#end(session, 'done');
         return { records: page.records };
@@ -77,6 +88,7 @@ export class ExportCursors {
       snapshot,
       agentId: p.agentId,
       limit: p.limit ?? Limits.exportLimitDefault,
+      tally: new ExportTally(this.#ctx.subs, snapshot, p.agentId),
       cursors: new Map(),
       issued: new Map(),
       seq: 0,

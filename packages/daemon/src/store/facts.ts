@@ -7,8 +7,9 @@ import {
   type ResultOf,
 } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes } from '../errors.js';
-import { type StoredFact, decodeFact, encodeFact } from './codec.js';
+import { type AgentStats, type StoredFact, decodeFact, encodeFact } from './codec.js';
 import { type StoreContext, guard } from './context.js';
+import { readWhole } from './count-check.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
@@ -80,13 +81,18 @@ function decodeCurrentEntry(key: string, text: string): StoredFact {
   return decodeFact(`fact ${id} of agent ${agentId}`, text, id);
 }
 
-/** `memory.list`: current facts, oldest first, a page at a time. */
+/**
+ * `memory.list`: current facts, oldest first, a page at a time. A first
+ * page that holds all of them is checked against the agent's counters
+ * (store/count-check.ts).
+ */
 export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
   const limit = p.limit ?? Limits.limitDefault;
   const range = agentRange(p.agentId, p.after);
   // One more than asked tells whether a next page exists.
-  const entries = await guard(`list facts of agent ${p.agentId}`, () =>
-    ctx.subs.fact.iterator({ ...range, limit: limit + 1 }).all(),
+  const check = { agentId: p.agentId, fromStart: p.after === undefined, asked: limit + 1, what: 'current facts listed', count: (s: AgentStats) => s.facts };
+  const entries = await readWhole(ctx, check, (options) =>
+    guard(`list facts of agent ${p.agentId}`, () => ctx.subs.fact.iterator({ ...range, ...options, limit: limit + 1 }).all()),
   );
   const facts = entries.slice(0, limit).map(([key, text]) => toFact(decodeCurrentEntry(key, text)));
   const last = facts[facts.length - 1];

@@ -1,3 +1,4 @@
+import { DaemonError, DaemonErrorCodes, rootCause } from '../errors.js';
 import type { BatchOp, Db } from './context.js';
 
 /** Writes operations whose keys already carry their sublevel prefix, atomically. */
@@ -34,21 +35,45 @@ interface Pending {
  * fails with that error and none of them is applied. Changes of one agent
  * are serialised by the agent lock, so a change never shares a batch with
  * a later change that depends on it.
+ *
+ * A failed write poisons the writer: every later write is refused without
+ * reaching LevelDB. A write that failed part-way (a full disk) can leave
+ * a torn record in LevelDB's log, and LevelDB 1.20 appends the next
+ * records after it; at the next open, recovery drops the rest of that
+ * 32 KiB log block, acknowledged writes included (ADR 0016). Only a
+ * reopen, which starts a fresh log, makes writing safe again: that is
+ * the owner's job (store/supervised-store.ts), told through `onFailure`.
  */
 export class GroupCommit {
   #writing = false;
   #next: Pending | undefined;
+  #failure: DaemonError | undefined;
+  #failureCause: string | undefined;
   readonly #write: RawBatch;
+  readonly #onFailure: (err: unknown) => void;
 
   constructor(
     db: Db,
     private readonly sync: boolean,
+    onFailure: (err: unknown) => void = () => {},
   ) {
     this.#write = rawBatch(db);
+    this.#onFailure = onFailure;
+  }
+
+  /** The refusal every write gets once a write failed, or undefined while writes go through. */
+  get failure(): DaemonError | undefined {
+    return this.#failure;
+  }
+
+  /** What made the writer refuse writes (the failed write's root cause), or undefined. */
+  get failureCause(): string | undefined {
+    return this.#failureCause;
   }
 
   /** Resolves once `ops` are in the store (synced when `sync`). */
   write(ops: BatchOp[]): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       const next = (this.#next ??= { ops: [], waiters: [] });
       for (const op of ops) next.ops.push(op);
@@ -71,9 +96,21 @@ export class GroupCommit {
         this.#flush();
       },
       (err: unknown) => {
+        this.#failureCause = rootCause(err);
+        this.#failure = readOnly(this.#failureCause, err);
         for (const w of group.waiters) w.reject(err);
-        this.#flush();
+        // Changes queued behind the failed batch never reach LevelDB.
+        const queued = this.#next;
+        this.#next = undefined;
+        this.#writing = false;
+        for (const w of queued?.waiters ?? []) w.reject(this.#failure);
+        this.#onFailure(err);
       },
     );
   }
+}
+
+/** The refusal of writes after a failed one, naming what failed. */
+export function readOnly(cause: string, err?: unknown): DaemonError {
+  return new DaemonError(DaemonErrorCodes.ReadOnly, `the store is read-only: ${cause}`, err === undefined ? {} : { cause: err });
 }

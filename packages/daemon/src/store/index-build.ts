@@ -69,7 +69,16 @@ export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger
   } finally {
     await guard('close a fact iterator', () => iterator.close());
   }
-  for await (const key of subs.ckpt.keys()) statsOf(splitKey(key).agentId).checkpoints += 1;
+  const checkpoints = subs.ckpt.iterator();
+  try {
+    for (;;) {
+      const chunk = await guard('read checkpoints to count', () => checkpoints.nextv(CHUNK));
+      if (chunk.length === 0) break;
+      for (const [key] of chunk) statsOf(splitKey(key).agentId).checkpoints += 1;
+    }
+  } finally {
+    await guard('close a checkpoint iterator', () => checkpoints.close());
+  }
   await guard('clear agent counters', () => subs.stats.clear());
   const last = new WriteBatch();
   for (const [agentId, s] of stats) last.put(subs.stats, statsKey(agentId), encodeStats(s));

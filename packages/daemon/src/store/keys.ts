@@ -3,11 +3,14 @@ import { decodeError, invalidParams } from '../errors.js';
 import type { Posting } from '../search/postings.js';
 
 /*
- * Key layout (LayoutVersion 1). Every record lives in one sublevel; a
+ * Key layout (LayoutVersion 2). Every record lives in one sublevel; a
  * sublevel prefixes its keys with `!name!` (abstract-level's separator).
- * Keys and values are UTF-8 strings; values are JSON (see codec.ts).
+ * Keys and values are UTF-8 strings; every value is sealed with a
+ * checksum of its key and payload (record-seal.ts), and the payloads
+ * below are JSON (see codec.ts) unless said otherwise. Layout 1 was the
+ * same without seals; a store of layout 1 is sealed at open (seal-store.ts).
  *
- *   !meta!layout                     "1"
+ *   !meta!layout                     "2"
  *   !fact!<agentId>\x00<factId>      a current fact
  *   !hist!<agentId>\x00<factId>      a past version: superseded or deleted
  *   !dedup!<agentId>\x00<sha256>     ids of the current facts holding that normalised
@@ -43,7 +46,7 @@ import type { Posting } from '../search/postings.js';
  */
 
 /** Version of this layout, kept under `!meta!layout`. */
-export const LayoutVersion = '1';
+export const LayoutVersion = '2';
 
 /** Names of the sublevels (bytes '!' < x < 127, as abstract-level requires). */
 export const SublevelNames = {

@@ -84,6 +84,11 @@ export class LevelMemoryStore implements MemoryStore {
     return counts(this.#ctx);
   }
 
+  health(): string {
+    const cause = this.#ctx.writer.failureCause;
+    return cause === undefined ? 'ok' : `read-only: ${cause}`;
+  }
+
   searchMemory(): { agents: number; postings: number } {
     return this.#ctx.resident.stats();
   }

@@ -41,6 +41,11 @@ export interface MemoryStore {
   exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>>;
   importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>>;
   counts(): Promise<StoreCounts>;
+  /**
+   * `ok`, or `read-only: CAUSE` while writes are refused because one
+   * failed (daemon.status's `health`); reads go on meanwhile.
+   */
+  health(): string;
   /** Agents whose search index is held in memory, and their postings (for logs and tests). */
   searchMemory(): { agents: number; postings: number };
   /** Waits for writes in progress, closes export cursors, closes LevelDB. */

@@ -1,14 +1,14 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Limits } from '@memoryd/protocol';
 import { Level } from 'level';
-import { DaemonError, DaemonErrorCodes, storageError } from '../errors.js';
+import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { AgentLock } from './agent-lock.js';
-import { type Db, type StoreContext, type Sublevels, guard, idSource, openSublevels } from './context.js';
-import { LayoutVersion } from './keys.js';
+import { type Db, type StoreContext, idSource, openSublevels } from './context.js';
+import { prepareDataDir } from './data-dir.js';
+import { inspectStoreFiles } from './level-files/inspect.js';
+import { checkLayout } from './seal-store.js';
 import { LevelMemoryStore } from './level-store.js';
-import type { MemoryStore } from './memory-store.js';
 import { AgentCounters } from './counters.js';
 import { GroupCommit } from './group-commit.js';
 import { ensureIndex } from './index-build.js';
@@ -56,6 +56,11 @@ export interface OpenStoreOptions {
    * default 6,000,000 (some 100 MB). 0 keeps none: every search reads LevelDB.
    */
   searchMemoryPostings?: number;
+  /**
+   * Told once when a write fails: the store then refuses every write until
+   * it is closed and opened again (store/group-commit.ts).
+   */
+  onWriteFailure?: (err: unknown) => void;
 }
 
 /** classic-level's way of saying another process holds the LevelDB lock. */
@@ -64,43 +69,65 @@ function isLocked(err: unknown): boolean {
   return e?.code === 'LEVEL_DATABASE_NOT_OPEN' && e.cause?.code === 'LEVEL_LOCKED';
 }
 
-/**
- * Checks (or, in a new store, writes) the layout version, so a store
- * written by an incompatible release is refused rather than misread.
- */
-async function checkLayout(db: Db, subs: Sublevels, sync: boolean): Promise<void> {
-  const found = await guard('read the store layout', () => subs.meta.get('layout'));
-  if (found === undefined) {
-    await guard('write the store layout', () => db.batch([{ type: 'put', sublevel: subs.meta, key: 'layout', value: LayoutVersion }], { sync }));
-  } else if (found !== LayoutVersion) {
-    throw storageError('cannot use the store', new Error(`store layout ${found} is not supported (expected ${LayoutVersion})`));
-  }
+/** LevelDB found its files damaged while opening (a missing table, a bad MANIFEST). */
+function isCorruption(err: unknown): boolean {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | null;
+  return e?.code === 'LEVEL_CORRUPTION' || e?.cause?.code === 'LEVEL_CORRUPTION';
+}
+
+/** The way out of a store that cannot be opened as it is, for the one start-up line. */
+function wayOut(dataDir: string): string {
+  return `the store was left as it is; run memoryd --repair --data-dir ${JSON.stringify(dataDir)} (it copies the store first) or restore a backup`;
 }
 
 /**
- * Opens the store in `<dataDir>/store`. Another process holding the
- * LevelDB lock is DataDirLocked (how a second daemon learns the first
- * won); any other failure is Storage, with the cause kept.
+ * Opens LevelDB in `<dataDir>/store`, never creating over files that are
+ * there: only an absent or empty store dir is created. Another process
+ * holding the lock is DataDirLocked (how a second daemon learns the first
+ * won); damage found before or by LevelDB is StoreDamaged; anything else
+ * is Storage, with the cause kept.
  */
-export async function openStore(options: OpenStoreOptions): Promise<MemoryStore> {
-  const { dataDir, sync, logger } = options;
-  try {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    throw storageError(`cannot create data dir ${dataDir}`, err);
+async function openLevel(dataDir: string, storeDir: string, logger: Logger): Promise<{ db: Db; created: boolean }> {
+  const files = await inspectStoreFiles(storeDir).catch((err: unknown) => {
+    throw storageError(`cannot read the store in ${storeDir}`, err);
+  });
+  const created = files.state !== 'present';
+  if (files.state === 'present') {
+    const [first] = files.problems;
+    if (first !== undefined) {
+      const more = files.problems.length > 1 ? ` (and ${files.problems.length - 1} more problems: memoryd --verify lists them)` : '';
+      throw new DaemonError(DaemonErrorCodes.StoreDamaged, `cannot open the store in ${storeDir}: ${first.reason}${more}; ${wayOut(dataDir)}`);
+    }
+    for (const torn of files.tornTails) logger.warn('the log ends in a torn record (a write that was never acknowledged); LevelDB drops it', { ...torn });
   }
-  const db: Db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8', ...LEVELDB_OPTIONS });
+  const db: Db = new Level<string, string>(storeDir, { keyEncoding: 'utf8', valueEncoding: 'utf8', ...LEVELDB_OPTIONS });
   try {
-    await db.open();
+    await db.open({ createIfMissing: created, errorIfExists: false });
   } catch (err) {
     if (isLocked(err)) {
       throw new DaemonError(DaemonErrorCodes.DataDirLocked, `data dir ${dataDir} is in use by another memoryd`, { cause: err });
     }
-    throw storageError(`cannot open the store in ${dataDir}`, err);
+    if (isCorruption(err)) {
+      throw new DaemonError(DaemonErrorCodes.StoreDamaged, `cannot open the store in ${storeDir}: ${rootCause(err)}; ${wayOut(dataDir)}`, { cause: err });
+    }
+    throw storageError(`cannot open the store in ${storeDir}`, err);
   }
+  return { db, created };
+}
+
+/**
+ * Opens the store in `<dataDir>/store`: makes the data dir private,
+ * refuses damaged files, seals a store of an older layout, rebuilds the
+ * search index when its analysis changed, and loads the counters.
+ */
+export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMemoryStore> {
+  const { dataDir, sync, logger } = options;
+  const storeDir = join(dataDir, 'store');
+  await prepareDataDir(dataDir, storeDir, logger);
+  const { db, created } = await openLevel(dataDir, storeDir, logger);
   try {
     const subs = openSublevels(db);
-    await checkLayout(db, subs, sync);
+    await checkLayout(db, subs, sync, created, logger);
     await ensureIndex(db, subs, sync, logger);
     const postings = new PostingCache(POSTING_CACHE_SIZE);
     const facts = new FactCache(FACT_CACHE_SIZE);
@@ -108,7 +135,7 @@ export async function openStore(options: OpenStoreOptions): Promise<MemoryStore>
       db,
       subs,
       sync,
-      writer: new GroupCommit(db, sync),
+      writer: new GroupCommit(db, sync, options.onWriteFailure),
       lock: new AgentLock(),
       logger,
       counters: await AgentCounters.load(subs, logger),

@@ -1,4 +1,6 @@
+import { DaemonError, DaemonErrorCodes } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { countersAt, expectCount } from './count-check.js';
 import type { DocTerms } from '../search/doc-terms.js';
 import { ResidentIndex } from '../search/resident-index.js';
 import { docTerms } from '../search/doc-terms.js';
@@ -67,6 +69,8 @@ export class ResidentSet {
   readonly #loading = new Map<string, IndexChange[]>();
   readonly #queue: Array<{ agentId: string; length: number }> = [];
   readonly #failedAt = new Map<string, number>();
+  /** Agents whose load found the store damaged: their searches fail with that error until a restart. */
+  readonly #damaged = new Map<string, DaemonError>();
   #running: Promise<void> | undefined;
   #closed = false;
   #gcFailed = false;
@@ -90,9 +94,12 @@ export class ResidentSet {
   /**
    * The agent's index if it is in memory; otherwise `undefined`, and a
    * load is queued when `length` (the agent's summed fact length, which
-   * bounds its postings) fits the budget.
+   * bounds its postings) fits the budget. Throws the damage an earlier
+   * load of the agent found.
    */
   get(agentId: string, length: number): ResidentIndex | undefined {
+    const damaged = this.#damaged.get(agentId);
+    if (damaged !== undefined) throw damaged;
     const index = this.#ready.get(agentId);
     if (index !== undefined) {
       this.#ready.delete(agentId);
@@ -158,6 +165,7 @@ export class ResidentSet {
         }
       } catch (err) {
         this.#failedAt.set(agentId, Date.now());
+        if (err instanceof DaemonError && err.code === DaemonErrorCodes.Damaged) this.#damaged.set(agentId, err);
         this.#logger.error('could not load a search index into memory; searches read it from the store', { agentId, err });
       } finally {
         this.#loading.delete(agentId);
@@ -182,10 +190,15 @@ export class ResidentSet {
     try {
       const facts = this.#subs.fact.iterator({ ...agentRange(agentId), snapshot });
       try {
-        for (;;) {
+        for (let read = 0; ; ) {
           if (this.#closed) return undefined;
           const chunk = await guard(`load the facts of agent ${agentId}`, () => facts.nextv(LOAD_CHUNK));
-          if (chunk.length === 0) break;
+          if (chunk.length === 0) {
+            // A search index that silently lacks facts would hide them for good.
+            expectCount('current facts loaded for search', agentId, read, (await countersAt(this.#subs, agentId, { snapshot })).facts);
+            break;
+          }
+          read += chunk.length;
           for (const [key, text] of chunk) {
             const id = splitKey(key).rest;
             const fact = decodeFact(`fact ${id} of agent ${agentId}`, text, id);

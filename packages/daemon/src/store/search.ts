@@ -8,6 +8,7 @@ import { type Hit, topK } from '../search/top-k.js';
 import { type StoredFact, decodeFact, decodeSurface, decodeTermCount } from './codec.js';
 import { type StoreContext, guard, readSync } from './context.js';
 import { toFact } from './facts.js';
+import type { SealedIterator } from './sealed-sublevel.js';
 import { KEY_SEP, parsePosting, postingKey, postingRange, recordKey, wordKey, wordPrefixRange } from './keys.js';
 
 /** An agent's current-fact count holding `term` (its df): 0 when none does. */
@@ -42,17 +43,18 @@ function postingSource(ctx: StoreContext, agentId: string, term: string, generat
   const more: Posting[] = [];
   let at = 0;
   let whole = cached?.whole ?? false;
-  let iterator: { nextv(size: number): Promise<string[]>; close(): Promise<void> } | undefined;
+  let iterator: SealedIterator | undefined;
   const postingAt = (i: number): Posting => (i < head ? cached!.at(i) : more[i - head]!);
   const fromStore = async (max: number): Promise<Posting[]> => {
     if (iterator === undefined) {
       const range = postingRange(agentId, term);
       const last = head + more.length > 0 ? postingAt(head + more.length - 1) : undefined;
-      iterator = ctx.subs.post.keys(last === undefined ? range : { gt: postingKey(agentId, term, last.frequency, last.length, last.id), lt: range.lt });
+      iterator = ctx.subs.post.iterator(last === undefined ? range : { gt: postingKey(agentId, term, last.frequency, last.length, last.id), lt: range.lt });
     }
-    const keys = await iterator.nextv(max);
-    if (keys.length === 0) whole = true;
-    const postings = keys.map((k) => parsePosting(k, prefixLength));
+    // The values are empty, but read: their seal checks the key.
+    const entries = await iterator.nextv(max);
+    if (entries.length === 0) whole = true;
+    const postings = entries.map(([k]) => parsePosting(k, prefixLength));
     for (const p of postings) more.push(p);
     return postings;
   };

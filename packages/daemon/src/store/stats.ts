@@ -20,12 +20,12 @@ export class WriteBatch {
 
   /** Adds a put of `key` in `sublevel`. */
   put(sublevel: Sublevel, key: string, value: string): void {
-    this.ops.push({ type: 'put', key: sublevel.prefixKey(key, 'utf8'), value });
+    this.ops.push({ type: 'put', key: sublevel.fullKey(key), value: sublevel.seal(key, value) });
   }
 
   /** Adds a delete of `key` in `sublevel`. */
   del(sublevel: Sublevel, key: string): void {
-    this.ops.push({ type: 'del', key: sublevel.prefixKey(key, 'utf8') });
+    this.ops.push({ type: 'del', key: sublevel.fullKey(key) });
   }
 
   /**

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Level } from 'level';
 import { DaemonError, type DaemonErrorCode, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
+import { sealValue } from './seal.js';
 
 // Store tests run the real store on a real LevelDB in a temp dir, through
 // the package's public openStore: no mocks.
@@ -63,15 +64,16 @@ export async function rejectsWith(promise: Promise<unknown>, code: DaemonErrorCo
 
 /**
  * Overwrites, with a closed store, the value of every LevelDB key that
- * contains `id` (as plain text) with `garbage`, using a raw Level handle.
- * Returns how many keys it changed.
+ * contains `id` (as plain text) with `garbage`, using a raw Level handle:
+ * sealed (helpers/seal.ts), as if written by a bug, unless `sealed` is
+ * false, as if damaged on disk. Returns how many keys it changed.
  */
-export async function corruptRecords(dataDir: string, id: string, garbage: string): Promise<number> {
+export async function corruptRecords(dataDir: string, id: string, garbage: string, sealed = true): Promise<number> {
   const db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   await db.open();
   try {
     const keys = (await db.keys().all()).filter((k) => k.includes(id));
-    for (const key of keys) await db.put(key, garbage);
+    for (const key of keys) await db.put(key, sealed ? sealValue(key, garbage) : garbage);
     return keys.length;
   } finally {
     await db.close();

@@ -36,8 +36,17 @@ export const DaemonStatus = defineMethod(
     facts: Type.Integer({ minimum: 0, description: 'Current facts, all agents.' }),
     checkpoints: Type.Integer({ minimum: 0, description: 'Checkpoints, all agents.' }),
     agents: Type.Integer({ minimum: 0, description: 'Agents with at least one current fact or checkpoint.' }),
+    /**
+     * `ok`, or `read-only: CAUSE` while writes are refused because one
+     * failed (a full disk); reads are served meanwhile, and writes resume
+     * once the daemon has reopened the store by itself.
+     * @since 1 (added in daemon 0.2; older daemons omit it)
+     */
+    health: Type.String({
+      description: '"ok", or "read-only: CAUSE" while writes are refused after a failed write (reads go on; writes resume by themselves once the cause is gone).',
+    }),
   }),
-  'Version, pid, uptime, socket, data dir, open connections, and counts of facts, checkpoints and agents.',
+  'Version, pid, uptime, socket, data dir, open connections, counts of facts, checkpoints and agents, and health.',
 );
 
 /** Asks the daemon to stop gracefully, as on SIGTERM. */

@@ -1,0 +1,46 @@
+import { link, mkdtemp, open, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Level } from 'level';
+import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
+
+/** A held LevelDB lock on a store dir; release it after closing anything else opened on the store. */
+export interface StoreLock {
+  release(): Promise<void>;
+}
+
+/**
+ * Takes the LevelDB lock of `storeDir` without opening the store. LevelDB
+ * locks `<dir>/LOCK` with fcntl(F_SETLK), which locks the file's inode,
+ * not its name, and takes the lock before it reads anything; opening a
+ * throwaway LevelDB in a temp dir whose `LOCK` is a hard link to the
+ * store's therefore takes the store's lock while leaving the store's
+ * files untouched. Opening the store itself would first replay its log,
+ * and LevelDB 1.20 drops a damaged log's records doing so; RepairDB takes
+ * no lock at all. So verify and repair hold this for as long as they run.
+ *
+ * POSIX record locks belong to the process: closing the store after
+ * opening it in this process releases this lock too, so release it last.
+ */
+export async function holdStoreLock(storeDir: string, dataDir: string): Promise<StoreLock> {
+  const lockFile = join(storeDir, 'LOCK');
+  await (await open(lockFile, 'a', 0o600)).close();
+  const dir = await mkdtemp(join(dirname(storeDir), '.memoryd-lock-'));
+  const db = new Level(dir);
+  try {
+    await link(lockFile, join(dir, 'LOCK'));
+    await db.open({ createIfMissing: true });
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    const e = err as { code?: unknown; cause?: { code?: unknown } };
+    if (e.code === 'LEVEL_DATABASE_NOT_OPEN' && e.cause?.code === 'LEVEL_LOCKED') {
+      throw new DaemonError(DaemonErrorCodes.DataDirLocked, `data dir ${dataDir} is in use by a running memoryd: stop it first`, { cause: err });
+    }
+    throw storageError(`cannot lock the store in ${storeDir}`, err);
+  }
+  return {
+    release: async () => {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,167 @@
+import { cp, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ClassicLevel } from 'classic-level';
+import { Level } from 'level';
+import { DaemonError, DaemonErrorCodes, rootCause } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { type AgentStats, decodeCheckpoint, decodeFact, decodeStats } from './codec.js';
+import { type BatchOp, type Db, type Sublevels, guard, openSublevels } from './context.js';
+import { rebuildDedup } from './dedup-build.js';
+import { ensureIndex } from './index-build.js';
+import { isAgentId, splitKey } from './keys.js';
+import { inspectStoreFiles } from './level-files/inspect.js';
+import { holdStoreLock } from './level-files/store-lock.js';
+import { describeRecord, unseal } from './record-seal.js';
+import { checkLayout } from './seal-store.js';
+import type { SealedSublevel } from './sealed-sublevel.js';
+
+/** What `memoryd --repair` did. */
+export interface RepairReport {
+  /** Where the store was copied, as it was, before anything was changed. */
+  backup: string;
+  /** Why LevelDB's own repair ran (damaged files), or undefined when it was not needed. */
+  engineRepair: string | undefined;
+  /** Files LevelDB's repair set aside in `store/lost/`. */
+  lost: string[];
+  /** Records that failed their checksum or did not decode, removed (they stay in the backup). */
+  removed: string[];
+  /** Each agent's counters as the store held them before, and as the records add up after. */
+  counts: Array<{ agentId: string; before: AgentStats | undefined; after: AgentStats | undefined }>;
+}
+
+/** Entries read per round trip while removing damaged records. */
+const CHUNK = 256;
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, '-');
+}
+
+/**
+ * Repairs the store in `<dataDir>/store`, copy first: holds the store's
+ * lock (a running daemon makes this fail), copies the store dir as it is
+ * to `<dataDir>/store.before-repair-<time>`, runs LevelDB's RepairDB when
+ * the files are damaged or LevelDB cannot open them, removes the records
+ * that fail their checksum or do not decode, and rebuilds everything
+ * derived from the records (counters, dedup entries, search index).
+ */
+export async function repairStore(dataDir: string, logger: Logger): Promise<RepairReport> {
+  const storeDir = join(dataDir, 'store');
+  const before = await inspectStoreFiles(storeDir);
+  if (before.state !== 'present') throw new DaemonError(DaemonErrorCodes.Usage, `there is no store to repair in ${dataDir}`);
+  const lock = await holdStoreLock(storeDir, dataDir);
+  try {
+    const files = await inspectStoreFiles(storeDir);
+    const backup = `${storeDir}.before-repair-${stamp()}`;
+    await guard(`copy the store to ${backup}`, () => cp(storeDir, backup, { recursive: true, errorOnExist: true, force: false }));
+    logger.info('store copied before repair', { backup });
+    let engineRepair = files.state === 'present' ? files.problems[0]?.reason : undefined;
+    if (engineRepair === undefined) engineRepair = await openFailure(storeDir);
+    if (engineRepair !== undefined) {
+      logger.info('running LevelDB repair', { reason: engineRepair });
+      await guard('repair the LevelDB files', () => ClassicLevel.repair(storeDir));
+    }
+    const lost = await readdir(join(storeDir, 'lost')).catch(() => []);
+    const { removed, counts } = await repairRecords(storeDir, logger);
+    return { backup, engineRepair, lost, removed, counts };
+  } finally {
+    await lock.release();
+  }
+}
+
+/** Why LevelDB cannot open the store as it is, or undefined when it can. */
+async function openFailure(storeDir: string): Promise<string | undefined> {
+  const db = new Level(storeDir);
+  try {
+    await db.open({ createIfMissing: false });
+  } catch (err) {
+    return rootCause(err);
+  }
+  await db.close();
+  return undefined;
+}
+
+/** Removes damaged records and rebuilds what derives from the rest; reports both. */
+async function repairRecords(storeDir: string, logger: Logger): Promise<Pick<RepairReport, 'removed' | 'counts'>> {
+  const db: Db = new Level<string, string>(storeDir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  await guard('open the repaired store', () => db.open({ createIfMissing: false }));
+  try {
+    const subs = openSublevels(db);
+    await checkLayout(db, subs, true, true, logger);
+    const removed: string[] = [];
+    const decodesFact = (key: string, text: string) => void decodeFact('value', text, splitKey(key).rest);
+    const decodesCheckpoint = (key: string, text: string) => void decodeCheckpoint('value', text, splitKey(key).rest);
+    removed.push(...(await removeDamaged(db, subs.fact, decodesFact)));
+    removed.push(...(await removeDamaged(db, subs.hist, decodesFact)));
+    removed.push(...(await removeDamaged(db, subs.ckpt, decodesCheckpoint)));
+    const old = await oldCounters(subs);
+    await guard('drop the derived records', async () => {
+      await db.batch([{ type: 'del', key: subs.meta.fullKey('index') }], { sync: true });
+      await Promise.all([subs.stats.clear(), subs.dedup.clear()]);
+    });
+    await rebuildDedup(db, subs);
+    await ensureIndex(db, subs, true, logger);
+    const fresh = await oldCounters(subs);
+    const agents = [...new Set([...old.keys(), ...fresh.keys()])].sort();
+    return { removed, counts: agents.map((agentId) => ({ agentId, before: old.get(agentId), after: fresh.get(agentId) })) };
+  } finally {
+    await db.close();
+  }
+}
+
+/** Whether a record's checksum holds and its payload decodes; the reason it does not, otherwise. */
+function damage(sublevel: SealedSublevel, key: string, stored: string, decodes: (key: string, text: string) => void): string | undefined {
+  const text = unseal(sublevel.fullKey(key), stored);
+  if (text === undefined) return 'checksum mismatch';
+  try {
+    decodes(key, text);
+    return undefined;
+  } catch (err) {
+    return rootCause(err);
+  }
+}
+
+/** Deletes every record of the sublevel that fails its seal or does not decode; returns what each was. */
+async function removeDamaged(db: Db, sublevel: SealedSublevel, decodes: (key: string, text: string) => void): Promise<string[]> {
+  const removed: string[] = [];
+  const ops: BatchOp[] = [];
+  const iterator = sublevel.raw.iterator({});
+  try {
+    for (;;) {
+      const chunk = await guard(`read the ${sublevel.name} records`, () => iterator.nextv(CHUNK));
+      if (chunk.length === 0) break;
+      for (const [key, stored] of chunk) {
+        const why = damage(sublevel, key, stored, decodes);
+        if (why === undefined) continue;
+        removed.push(`${describeRecord(sublevel.name, key)} (${why})`);
+        ops.push({ type: 'del', key: sublevel.fullKey(key) });
+      }
+    }
+  } finally {
+    await iterator.close();
+  }
+  if (ops.length > 0) await guard('remove damaged records', () => db.batch(ops, { sync: true }));
+  return removed;
+}
+
+/** The counters the store holds, those that can still be read. */
+async function oldCounters(subs: Sublevels): Promise<Map<string, AgentStats>> {
+  const out = new Map<string, AgentStats>();
+  const iterator = subs.stats.raw.iterator({});
+  const entries: Array<[string, string]> = [];
+  try {
+    for (let chunk = await iterator.nextv(CHUNK); chunk.length > 0; chunk = await iterator.nextv(CHUNK)) entries.push(...chunk);
+  } finally {
+    await iterator.close();
+  }
+  for (const [agentId, stored] of entries) {
+    const text = unseal(subs.stats.fullKey(agentId), stored);
+    if (text === undefined || !isAgentId(agentId)) continue;
+    try {
+      out.set(agentId, decodeStats(agentId, text));
+    } catch {
+      // A counter that does not decode is rebuilt like the rest; there is nothing to report from it.
+    }
+  }
+  return out;
+}
+

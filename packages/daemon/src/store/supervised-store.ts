@@ -1,0 +1,239 @@
+import { join } from 'node:path';
+import type {
+  AdminExport,
+  AdminImport,
+  AgentList,
+  CheckpointList,
+  CheckpointResume,
+  CheckpointSave,
+  MemoryAdd,
+  MemoryList,
+  MemoryReflect,
+  MemorySearch,
+  ParamsOf,
+  ResultOf,
+} from '@memoryd/protocol';
+import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../errors.js';
+import { readOnly } from './group-commit.js';
+import { inspectStoreFiles } from './level-files/inspect.js';
+import type { LevelMemoryStore } from './level-store.js';
+import type { MemoryStore, StoreCounts } from './memory-store.js';
+import { type OpenStoreOptions, openLevelStore } from './open-store.js';
+import { probeSpace } from './space-probe.js';
+
+/** First wait before a reopen is tried after a failed write; it doubles up to {@link MAX_RETRY_MS}. */
+const FIRST_RETRY_MS = 100;
+/** Longest wait between two tries. */
+const MAX_RETRY_MS = 5_000;
+
+/**
+ * The store the daemon serves: a LevelDB store (store/level-store.ts) that
+ * comes back by itself after a failed write. A failed write makes the
+ * store read-only (the writer refuses every later write, see
+ * group-commit.ts) and starts a recovery loop with backoff: once a probe
+ * shows the file system takes writes again and the store's files are
+ * sound, the store is closed and opened again, which starts a fresh log
+ * and clears any error LevelDB keeps (a compaction that failed on a full
+ * disk stops every write until then). Reads are served throughout, but
+ * for the moment of the reopen, when they wait. `health()` says why
+ * writes are refused.
+ */
+export class SupervisedStore implements MemoryStore {
+  readonly #options: OpenStoreOptions;
+  readonly #storeDir: string;
+  /** The open store; undefined while it is being reopened, or when reopening failed. */
+  #store: LevelMemoryStore | undefined;
+  /** Why writes are refused; undefined while they are accepted. */
+  #cause: string | undefined;
+  /** The store's files are damaged: retrying cannot help, a person must repair them. */
+  #stuck = false;
+  #retryMs = FIRST_RETRY_MS;
+  #timer: NodeJS.Timeout | undefined;
+  /** A recovery attempt in progress. */
+  #attempt: Promise<void> | undefined;
+  /** Set while the store is being closed and opened again: calls wait for it. */
+  #swap: Promise<void> | undefined;
+  #inFlight = new Set<Promise<unknown>>();
+  #counts: StoreCounts = { facts: 0, checkpoints: 0, agents: 0 };
+  #closed: Promise<void> | undefined;
+
+  private constructor(options: OpenStoreOptions) {
+    this.#options = options;
+    this.#storeDir = join(options.dataDir, 'store');
+  }
+
+  /** Opens the store; a failure here is a failure to start. */
+  static async open(options: OpenStoreOptions): Promise<SupervisedStore> {
+    const supervised = new SupervisedStore(options);
+    supervised.#store = await supervised.#openLevel();
+    return supervised;
+  }
+
+  addFact(p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>> {
+    return this.#write((s) => s.addFact(p));
+  }
+  searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>> {
+    return this.#read((s) => s.searchFacts(p));
+  }
+  listFacts(p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
+    return this.#read((s) => s.listFacts(p));
+  }
+  reflect(p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>> {
+    return this.#write((s) => s.reflect(p));
+  }
+  saveCheckpoint(p: ParamsOf<typeof CheckpointSave>): Promise<ResultOf<typeof CheckpointSave>> {
+    return this.#write((s) => s.saveCheckpoint(p));
+  }
+  resumeCheckpoint(p: ParamsOf<typeof CheckpointResume>): Promise<ResultOf<typeof CheckpointResume>> {
+    return this.#read((s) => s.resumeCheckpoint(p));
+  }
+  listCheckpoints(p: ParamsOf<typeof CheckpointList>): Promise<ResultOf<typeof CheckpointList>> {
+    return this.#read((s) => s.listCheckpoints(p));
+  }
+  listAgents(p: ParamsOf<typeof AgentList>): Promise<ResultOf<typeof AgentList>> {
+    return this.#read((s) => s.listAgents(p));
+  }
+  exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>> {
+    return this.#read((s) => s.exportPage(p));
+  }
+  importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>> {
+    return this.#write((s) => s.importRecords(p));
+  }
+
+  /** The store's counts; while it is closed for a reopen, the last ones it gave (no write can land meanwhile). */
+  async counts(): Promise<StoreCounts> {
+    if (this.#store !== undefined) this.#counts = await this.#store.counts();
+    return { ...this.#counts };
+  }
+
+  health(): string {
+    if (this.#cause !== undefined) return `read-only: ${this.#cause}`;
+    return this.#store?.health() ?? 'ok';
+  }
+
+  searchMemory(): { agents: number; postings: number } {
+    return this.#store?.searchMemory() ?? { agents: 0, postings: 0 };
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      clearTimeout(this.#timer);
+      await this.#attempt;
+      await this.#store?.close();
+      this.#store = undefined;
+    })();
+    return this.#closed;
+  }
+
+  #openLevel(): Promise<LevelMemoryStore> {
+    let opened: LevelMemoryStore | undefined;
+    // Only the store that is current may put the daemon into read-only.
+    const onWriteFailure = (err: unknown) => {
+      if (opened !== undefined && opened === this.#store) this.#failed(err);
+    };
+    return openLevelStore({ ...this.#options, onWriteFailure }).then((store) => (opened = store));
+  }
+
+  async #read<T>(op: (store: LevelMemoryStore) => Promise<T>): Promise<T> {
+    if (this.#swap !== undefined) await this.#swap;
+    const store = this.#store;
+    if (store === undefined) throw this.#unavailable();
+    const running = op(store);
+    this.#inFlight.add(running);
+    const forget = () => this.#inFlight.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
+
+  #write<T>(op: (store: LevelMemoryStore) => Promise<T>): Promise<T> {
+    if (this.#cause !== undefined && this.#swap === undefined) {
+      this.#soon();
+      return Promise.reject(readOnly(this.#cause));
+    }
+    return this.#read(async (store) => {
+      if (this.#cause !== undefined) throw readOnly(this.#cause);
+      return op(store);
+    });
+  }
+
+  #unavailable(): DaemonError {
+    const cause = this.#cause ?? (this.#closed === undefined ? 'it is being reopened' : 'the daemon is stopping');
+    return storageError('the store is unavailable', new Error(cause));
+  }
+
+  /** A write failed: refuse writes, and start trying to reopen. */
+  #failed(err: unknown): void {
+    if (this.#closed !== undefined || this.#cause !== undefined) return;
+    this.#cause = rootCause(err);
+    this.#options.logger.error('a write failed; the store is read-only until it is reopened', { err });
+    this.#schedule(FIRST_RETRY_MS);
+  }
+
+  /** A write came while read-only: try again soon rather than at the end of a long backoff. */
+  #soon(): void {
+    if (this.#stuck || this.#attempt !== undefined || this.#retryMs <= FIRST_RETRY_MS) return;
+    this.#retryMs = FIRST_RETRY_MS;
+    this.#schedule(FIRST_RETRY_MS);
+  }
+
+  #schedule(ms: number): void {
+    clearTimeout(this.#timer);
+    if (this.#closed !== undefined || this.#stuck) return;
+    this.#timer = setTimeout(() => {
+      this.#attempt ??= this.#recover().finally(() => (this.#attempt = undefined));
+    }, ms);
+    this.#timer.unref();
+  }
+
+  /** One recovery attempt; schedules the next one if it fails. */
+  async #recover(): Promise<void> {
+    const { logger, dataDir } = this.#options;
+    try {
+      await probeSpace(dataDir, this.#storeDir);
+      const files = await inspectStoreFiles(this.#storeDir);
+      const [damage] = files.state === 'present' ? files.problems : [];
+      if (damage !== undefined) {
+        this.#stuck = true;
+        this.#cause = `the store is damaged (${damage.reason}); stop memoryd and run memoryd --repair`;
+        logger.error('cannot reopen the store: its files are damaged', { reason: damage.reason });
+        return;
+      }
+      await this.#reopen();
+      logger.info('the store was reopened; writes are accepted again', { after: this.#cause });
+      this.#cause = undefined;
+      this.#retryMs = FIRST_RETRY_MS;
+    } catch (err) {
+      if (this.#closed !== undefined) return;
+      if (err instanceof DaemonError && err.code === DaemonErrorCodes.StoreDamaged) this.#stuck = true;
+      this.#cause = rootCause(err);
+      logger.warn('the store cannot be reopened yet', { cause: this.#cause, retryMs: this.#retryMs });
+      this.#retryMs = Math.min(2 * this.#retryMs, MAX_RETRY_MS);
+      this.#schedule(this.#retryMs);
+    }
+  }
+
+  /** Closes the store and opens it again; calls wait meanwhile. Throws if the open fails (the store stays closed). */
+  async #reopen(): Promise<void> {
+    let done!: () => void;
+    this.#swap = new Promise((resolve) => (done = resolve));
+    try {
+      const old = this.#store;
+      await Promise.allSettled([...this.#inFlight]);
+      if (old !== undefined) {
+        this.#counts = await old.counts().catch(() => this.#counts);
+        this.#store = undefined;
+        await old.close().catch((err: unknown) => this.#options.logger.warn('closing the store before reopening it failed', { err }));
+      }
+      if (this.#closed !== undefined) return;
+      this.#store = await this.#openLevel();
+    } finally {
+      this.#swap = undefined;
+      done();
+    }
+  }
+}
+
+/** Opens the store the daemon serves: LevelDB in `<dataDir>/store`, reopened by itself after a failed write. */
+export function openStore(options: OpenStoreOptions): Promise<MemoryStore> {
+  return SupervisedStore.open(options);
+}
