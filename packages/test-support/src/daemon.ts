@@ -44,6 +44,13 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
+/** Most characters of a daemon's stderr (and stdout) a handle keeps: the end, which says why it stopped. */
+const STDIO_KEEP = 4 * 1024 * 1024;
+
+function keepTail(text: string): string {
+  return text.length <= 2 * STDIO_KEEP ? text : text.slice(-STDIO_KEEP);
+}
+
 /** Options of {@link spawnDaemon}. */
 export interface SpawnOptions {
   /** Extra flags after the defaults. */
@@ -78,9 +85,9 @@ export interface DaemonHandle {
   dataDir: string;
   /** True when the socket accepted a connection during the start wait. */
   listening: boolean;
-  /** All stderr so far. */
+  /** All stderr so far (its last 4 to 8 MiB, should it be longer). */
   stderr(): string;
-  /** All stdout so far. */
+  /** All stdout so far (likewise). */
   stdout(): string;
   /** The last non-empty stderr line. */
   lastStderrLine(): string;
@@ -123,8 +130,9 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
   trackPid(pid);
   let err = '';
   let out = '';
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  // Kept to its last STDIO_KEEP characters: a daemon logging at debug under load writes hundreds of MB.
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = keepTail(err + d)));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = keepTail(out + d)));
   let exitInfo: Exit | undefined;
   // 'close' (not 'exit') so stderr is complete when the promise resolves.
   const exited = new Promise<Exit>((resolve) => {

@@ -14,3 +14,4 @@ export {
 export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, terminate } from './processes.js';
 export { canConnect, waitFor, withTimeout } from './wait.js';
 export { prng } from './random.js';
+export { fillDisk, mountTmpfs, type Tmpfs } from './tmpfs.js';

@@ -17,11 +17,14 @@ export function toErrorResponse(id: JSONRPCID, err: unknown, method: string, log
       case DaemonErrorCodes.NotFound:
         log.debug('not found', { method, message: err.message });
         return createJSONRPCErrorResponse(id, ErrorCodes.NotFound, err.message);
+      case DaemonErrorCodes.ReadOnly:
+        // The failure behind it was logged once, when it happened; a refusal per request would flood the log.
+        log.debug('write refused: the store is read-only', { method, message: err.message });
+        return createJSONRPCErrorResponse(id, ErrorCodes.StorageError, err.message);
       case DaemonErrorCodes.Storage:
       case DaemonErrorCodes.Decode:
       case DaemonErrorCodes.Damaged:
       case DaemonErrorCodes.StoreDamaged:
-      case DaemonErrorCodes.ReadOnly:
         // The message names the cause; the whole chain goes to the log.
         log.error('storage error', { method, err });
         return createJSONRPCErrorResponse(id, ErrorCodes.StorageError, err.message);

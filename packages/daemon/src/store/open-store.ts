@@ -6,7 +6,8 @@ import type { Logger } from '../logger.js';
 import { AgentLock } from './agent-lock.js';
 import { type Db, type StoreContext, idSource, openSublevels } from './context.js';
 import { prepareDataDir } from './data-dir.js';
-import { inspectStoreFiles } from './level-files/inspect.js';
+import { type StoreFiles, inspectStoreFiles } from './level-files/inspect.js';
+import { holdStoreLock } from './level-files/store-lock.js';
 import { checkLayout } from './seal-store.js';
 import { LevelMemoryStore } from './level-store.js';
 import { AgentCounters } from './counters.js';
@@ -81,6 +82,26 @@ function wayOut(dataDir: string): string {
 }
 
 /**
+ * The store's files as LevelDB would find them at open. The first look
+ * is taken without the store's lock; if it finds damage, or a file that
+ * vanished under it, another daemon may be compacting that very store,
+ * so the verdict is taken again holding the lock (store-lock.ts), which
+ * also tells that case apart: DataDirLocked.
+ */
+async function inspectBeforeOpen(storeDir: string, dataDir: string): Promise<StoreFiles> {
+  const first = await inspectStoreFiles(storeDir).catch(() => undefined);
+  if (first !== undefined && (first.state !== 'present' || first.problems.length === 0)) return first;
+  const lock = await holdStoreLock(storeDir, dataDir);
+  try {
+    return await inspectStoreFiles(storeDir);
+  } catch (err) {
+    throw storageError(`cannot read the store in ${storeDir}`, err);
+  } finally {
+    await lock.release();
+  }
+}
+
+/**
  * Opens LevelDB in `<dataDir>/store`, never creating over files that are
  * there: only an absent or empty store dir is created. Another process
  * holding the lock is DataDirLocked (how a second daemon learns the first
@@ -88,9 +109,7 @@ function wayOut(dataDir: string): string {
  * is Storage, with the cause kept.
  */
 async function openLevel(dataDir: string, storeDir: string, logger: Logger): Promise<{ db: Db; created: boolean }> {
-  const files = await inspectStoreFiles(storeDir).catch((err: unknown) => {
-    throw storageError(`cannot read the store in ${storeDir}`, err);
-  });
+  const files = await inspectBeforeOpen(storeDir, dataDir);
   const created = files.state !== 'present';
   if (files.state === 'present') {
     const [first] = files.problems;

@@ -15,7 +15,7 @@ import type {
 } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../errors.js';
 import { readOnly } from './group-commit.js';
-import { inspectStoreFiles } from './level-files/inspect.js';
+import { type StoreProblem, inspectStoreFiles } from './level-files/inspect.js';
 import type { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore, StoreCounts } from './memory-store.js';
 import { type OpenStoreOptions, openLevelStore } from './open-store.js';
@@ -190,8 +190,7 @@ export class SupervisedStore implements MemoryStore {
     const { logger, dataDir } = this.#options;
     try {
       await probeSpace(dataDir, this.#storeDir);
-      const files = await inspectStoreFiles(this.#storeDir);
-      const [damage] = files.state === 'present' ? files.problems : [];
+      const damage = await settledDamage(this.#storeDir);
       if (damage !== undefined) {
         this.#stuck = true;
         this.#cause = `the store is damaged (${damage.reason}); stop memoryd and run memoryd --repair`;
@@ -231,6 +230,35 @@ export class SupervisedStore implements MemoryStore {
       done();
     }
   }
+}
+
+/** Looks taken by {@link settledDamage} before it believes the files are damaged. */
+const LOOKS = 3;
+/** Between two looks: longer than a compaction takes to install its tables. */
+const LOOK_APART_MS = 100;
+
+/**
+ * The first damage of the store's files, while this process holds the
+ * store open: LevelDB may be compacting meanwhile (a table a look expects
+ * is deleted, or a file vanishes while it is read), so only damage that
+ * every one of a few looks finds counts. The lock trick of openLevel
+ * cannot serve here: releasing it would release this process's own lock.
+ */
+async function settledDamage(storeDir: string): Promise<StoreProblem | undefined> {
+  let last: unknown;
+  for (let look = 0; look < LOOKS; look++) {
+    if (look > 0) await new Promise((resolve) => setTimeout(resolve, LOOK_APART_MS));
+    try {
+      const files = await inspectStoreFiles(storeDir);
+      const [damage] = files.state === 'present' ? files.problems : [];
+      if (damage === undefined) return undefined;
+      last = damage;
+    } catch (err) {
+      last = err;
+    }
+  }
+  if (last instanceof Error) throw last;
+  return last as StoreProblem;
 }
 
 /** Opens the store the daemon serves: LevelDB in `<dataDir>/store`, reopened by itself after a failed write. */

@@ -37,7 +37,7 @@ export interface ManifestState {
   comparator: string | null;
   /** Logs numbered below it are obsolete; null if no edit recorded one. */
   logNumber: number | null;
-  /** Pre-1.x LevelDB's second live log; 0 when none was recorded, as LevelDB takes it. */
+  /** A log older LevelDB versions still replayed beside the current ones; 0 when none was recorded, as LevelDB takes it. */
   prevLogNumber: number;
   nextFileNumber: number | null;
   lastSequence: number | null;
@@ -63,7 +63,7 @@ export interface ManifestContents {
   edits: number;
   /** Null when LevelDB would recover the state above from this file. */
   fault: ManifestFault | null;
-  /** A cut-off last edit, which LevelDB ignores (the change it described never took effect). */
+  /** A cut-off last edit, which LevelDB ignores (after a crash, the change it described never took effect). */
   ignoredTail: LogTail | null;
 }
 

@@ -23,7 +23,11 @@ export interface StoreLock {
  */
 export async function holdStoreLock(storeDir: string, dataDir: string): Promise<StoreLock> {
   const lockFile = join(storeDir, 'LOCK');
-  await (await open(lockFile, 'a', 0o600)).close();
+  try {
+    await (await open(lockFile, 'a', 0o600)).close();
+  } catch (err) {
+    throw storageError(`cannot lock the store in ${storeDir}`, err);
+  }
   const dir = await mkdtemp(join(dirname(storeDir), '.memoryd-lock-'));
   const db = new Level(dir);
   try {
