@@ -9,8 +9,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, after, describe, it } from 'node:test';
-import { CheckpointList, CheckpointSave, DaemonStatus, MemoryAdd, MemoryList, MemorySearch } from '@memoryd/protocol';
+import { CheckpointList, CheckpointSave, DaemonStatus, MemoryAdd, MemorySearch } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, fillDisk, mountTmpfs, prng, startDaemon, type Tmpfs, waitFor } from '@memoryd/test-support';
+import { listedFacts } from './helpers/read-all.js';
 import { type RpcClient, connect } from './helpers/rpc.js';
 
 after(cleanupAll);
@@ -34,18 +35,6 @@ async function health(c: RpcClient): Promise<string> {
   return (await c.ok(DaemonStatus, {})).health;
 }
 
-/** Every current fact id of an agent, paging through memory.list. */
-async function listed(c: RpcClient, agentId: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  let after: string | undefined;
-  for (;;) {
-    const page = await c.ok(MemoryList, after === undefined ? { agentId, limit: 100 } : { agentId, limit: 100, after });
-    for (const f of page.facts) ids.add(f.id);
-    if (page.next === undefined) return ids;
-    after = page.next;
-  }
-}
-
 /** Restarts the daemon on the same paths and checks every acknowledged fact is listed and found. */
 async function assertAllAfterRestart(d: DaemonHandle, acked: Map<string, { agentId: string; n: number }>): Promise<DaemonHandle> {
   assert.deepEqual(await d.stop(), { code: 0, signal: null });
@@ -53,7 +42,7 @@ async function assertAllAfterRestart(d: DaemonHandle, acked: Map<string, { agent
   const c = await connect(again.socket);
   const agents = new Set([...acked.values()].map((a) => a.agentId));
   const present = new Set<string>();
-  for (const agentId of agents) for (const id of await listed(c, agentId)) present.add(id);
+  for (const agentId of agents) for (const id of (await listedFacts(c, agentId)).keys()) present.add(id);
   const missing = [...acked.keys()].filter((id) => !present.has(id));
   assert.deepEqual(missing, [], `${missing.length} of ${acked.size} acknowledged facts are missing after the restart`);
   for (const [id, { agentId, n }] of acked) {
@@ -111,7 +100,7 @@ describe('a full disk', () => {
     }
     const r = await c.call('checkpoint.save', { agentId: 'disk', state: { step: 1 } });
     assert.equal(r.error?.code, STORAGE_ERROR);
-    assert.equal((await listed(c, 'disk')).size, acked.size);
+    assert.equal((await listedFacts(c, 'disk')).size, acked.size);
     assert.ok((await c.ok(MemorySearch, { agentId: 'disk', query: token(3) })).facts.length > 0);
 
     free();

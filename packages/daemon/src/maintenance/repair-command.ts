@@ -17,7 +17,9 @@ export async function runRepair(dataDir: string, logger: Logger, print: Print): 
   const report = await repairStore(dataDir, logger);
   print(`the store as it was is copied to ${report.backup}`);
   if (report.engineRepair !== undefined) print(`LevelDB's repair ran: ${report.engineRepair}`);
-  for (const name of report.lost) print(`set aside by LevelDB's repair: store/lost/${name}`);
+  const tables = report.lost.filter((name) => /\.(ldb|sst)$/.test(name));
+  for (const name of tables) print(`damaged table ${name}: LevelDB's repair kept what it could read of it; the original is in store/lost/`);
+  if (report.lost.length > tables.length) print(`LevelDB's repair rebuilt the store from its logs and tables; the files it replaced are in store/lost/`);
   for (const record of report.removed) print(`removed: ${record}`);
   let facts = 0;
   let checkpoints = 0;

@@ -21,7 +21,7 @@ export interface RepairReport {
   backup: string;
   /** Why LevelDB's own repair ran (damaged files), or undefined when it was not needed. */
   engineRepair: string | undefined;
-  /** Files LevelDB's repair set aside in `store/lost/`. */
+  /** Files LevelDB's repair set aside in `store/lost/` this time: the logs and MANIFEST it rebuilt from, and tables it could not read whole. */
   lost: string[];
   /** Records that failed their checksum or did not decode, removed (they stay in the backup). */
   removed: string[];
@@ -56,16 +56,22 @@ export async function repairStore(dataDir: string, logger: Logger): Promise<Repa
     logger.info('store copied before repair', { backup });
     let engineRepair = files.state === 'present' ? files.problems[0]?.reason : undefined;
     if (engineRepair === undefined) engineRepair = await openFailure(storeDir);
+    const lostBefore = new Set(await lostFiles(storeDir));
     if (engineRepair !== undefined) {
       logger.info('running LevelDB repair', { reason: engineRepair });
       await guard('repair the LevelDB files', () => ClassicLevel.repair(storeDir));
     }
-    const lost = await readdir(join(storeDir, 'lost')).catch(() => []);
+    const lost = (await lostFiles(storeDir)).filter((name) => !lostBefore.has(name));
     const { removed, counts } = await repairRecords(storeDir, logger);
     return { backup, engineRepair, lost, removed, counts };
   } finally {
     await lock.release();
   }
+}
+
+/** What `store/lost/` holds (LevelDB's repair moves files there; earlier repairs may have). */
+async function lostFiles(storeDir: string): Promise<string[]> {
+  return readdir(join(storeDir, 'lost')).catch(() => []);
 }
 
 /** Why LevelDB cannot open the store as it is, or undefined when it can. */

@@ -109,14 +109,18 @@ const ALL_CHUNK = 1000;
  * range without its far bound, and the first entry past the bound is
  * read and checked too: a damaged key that sorts past the bound would
  * otherwise end the range there, silently dropping every entry after it
- * (classic-level stops at the first key out of range). A read thus
- * touches at most one more entry, or one more batch of ≤ 16 KiB, than
- * it returns.
+ * (classic-level stops at the first key out of range). That entry fails
+ * the read only if its key still begins as the range's keys all do (the
+ * agent's, the term's): a damaged record of the next agent is that
+ * agent's error, not this read's. A read thus touches at most one more
+ * entry, or one more batch of ≤ 16 KiB, than it returns.
  */
 export class SealedIterator {
   readonly #sublevel: SealedSublevel;
   readonly #raw: RawIterator;
   readonly #beyond: (key: string) => boolean;
+  /** What every key of the range begins with: the common prefix of its bounds. */
+  readonly #own: string;
   #left: number;
   #done = false;
 
@@ -130,6 +134,7 @@ export class SealedIterator {
       ? (key) => (gte !== undefined && compareCodePoints(key, gte) < 0) || (gt !== undefined && compareCodePoints(key, gt) <= 0)
       : (key) => lt !== undefined && compareCodePoints(key, lt) >= 0;
     this.#left = limit === undefined || limit < 0 ? Infinity : limit;
+    this.#own = commonPrefix(gt ?? gte, lt);
   }
 
   /** The next entry `[key, payload]`, or undefined at the end of the range. */
@@ -178,12 +183,20 @@ export class SealedIterator {
   /** Checks an entry; returns it in range, or ends the range (after checking the entry past it). */
   #take([key, stored]: [string, string]): [string, string] | undefined {
     if (this.#done || this.#left <= 0) return undefined;
-    const payload = this.#sublevel.open(key, stored);
     if (this.#beyond(key)) {
       this.#done = true;
+      if (key.startsWith(this.#own)) this.#sublevel.open(key, stored);
       return undefined;
     }
     this.#left--;
-    return [key, payload];
+    return [key, this.#sublevel.open(key, stored)];
   }
+}
+
+/** The longest common prefix of two bounds; empty when either is missing. */
+function commonPrefix(a: string | undefined, b: string | undefined): string {
+  if (a === undefined || b === undefined) return '';
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return a.slice(0, i);
 }
