@@ -15,7 +15,7 @@ import { CheckpointSave, DaemonStatus, MemoryAdd, MemoryList, MemorySearch } fro
 import { cleanupAll, type DaemonHandle, prng, startDaemon } from '@memoryd/test-support';
 import { exportedRecords, listedCheckpoints, listedFacts } from './helpers/read-all.js';
 import { type RpcClient, connect } from './helpers/rpc.js';
-import { assertNothingDeleted, filesEnding, findInFiles, refusedStart, runMemoryd, setByte, storeFiles } from './helpers/store-files.js';
+import { assertNothingDeleted, filesEnding, findInFiles, recordStartingAfter, refusedStart, runMemoryd, setByte, storeFiles } from './helpers/store-files.js';
 
 after(cleanupAll);
 
@@ -187,6 +187,45 @@ describe('a damaged store', () => {
     assert.match(repair.stdout(), new RegExp(`removed: fact ${secret.factId} of agent vault \\(checksum mismatch\\)`));
     d = await startDaemon({ socket: d.socket, dataDir: d.dataDir });
     await assertAllThere(d.socket, written);
+    await d.stop();
+  });
+
+  it('a damaged log: refused naming it, nothing deleted; --repair loses only the writes that were hit', async () => {
+    const written: Written = { facts: new Map(), checkpoints: new Map() };
+    let d = await startDaemon();
+    const c = await connect(d.socket);
+    await write(c, ['ann', 'bob'], 100, written);
+    c.socket.destroy();
+    await d.stop(); // the writes stay in LevelDB's log: a stop does not flush it
+    const [log] = filesEnding(d.dataDir, '.log');
+    assert.ok(log !== undefined && readFileSync(log).length > 4 * 32_768, 'the writes span several 32 KiB log blocks');
+    // Two records hit: one's payload in the second block, another's length in the third. LevelDB
+    // drops each with the rest of its block, some 10 writes each; RepairDB would keep the first as it is.
+    const [second, third] = [recordStartingAfter(log, 32_768 + 2_000), recordStartingAfter(log, 2 * 32_768 + 2_000)];
+    setByte(log, second + 20, readFileSync(log)[second + 20]! ^ 0x08);
+    setByte(log, third + 5, readFileSync(log)[third + 5]! ^ 0x40);
+
+    const before = storeFiles(d.dataDir);
+    assert.match(await refusedStart(d.socket, d.dataDir), /cannot start: .*\.log: checksum mismatch at byte \d+, with valid records after it.*memoryd --repair/);
+    assertNothingDeleted(before, storeFiles(d.dataDir), 'a refused start');
+    assert.equal((await runMemoryd(d.dataDir, '--verify')).exit()?.code, 1);
+    const repair = await runMemoryd(d.dataDir, '--repair');
+    assert.equal(repair.exit()?.code, 0, repair.stderr());
+    assert.match(repair.stdout(), /written back: \d+ write batches/);
+
+    d = await startDaemon({ socket: d.socket, dataDir: d.dataDir });
+    const r = await connect(d.socket);
+    let missing = 0;
+    for (const agentId of ['ann', 'bob']) {
+      const facts = await listedFacts(r, agentId);
+      const checkpoints = new Set(await listedCheckpoints(r, agentId));
+      for (const [id, f] of written.facts) if (f.agentId === agentId && facts.get(id) !== f.content) missing++;
+      for (const [id, owner] of written.checkpoints) if (owner === agentId && !checkpoints.has(id)) missing++;
+    }
+    assert.equal(missing, 2, 'only the two writes whose bytes were hit are gone');
+    const status = await r.ok(DaemonStatus, {});
+    assert.equal(status.facts + status.checkpoints, written.facts.size + written.checkpoints.size - 2, 'the counters agree');
+    r.socket.destroy();
     await d.stop();
   });
 

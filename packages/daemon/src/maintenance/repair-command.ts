@@ -20,6 +20,7 @@ export async function runRepair(dataDir: string, logger: Logger, print: Print): 
   const tables = report.lost.filter((name) => /\.(ldb|sst)$/.test(name));
   for (const name of tables) print(`damaged table ${name}: LevelDB's repair kept what it could read of it; the original is in store/lost/`);
   if (report.lost.length > tables.length) print(`LevelDB's repair rebuilt the store from its logs and tables; the files it replaced are in store/lost/`);
+  if (report.salvaged > 0) print(`written back: ${report.salvaged} write batches that LevelDB's repair drops from a damaged log (intact, but after the damage in its 32 KiB block)`);
   for (const record of report.removed) print(`removed: ${record}`);
   let facts = 0;
   let checkpoints = 0;

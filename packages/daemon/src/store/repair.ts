@@ -1,4 +1,4 @@
-import { cp, readdir } from 'node:fs/promises';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { Level } from 'level';
@@ -10,6 +10,7 @@ import { rebuildDedup } from './dedup-build.js';
 import { ensureIndex } from './index-build.js';
 import { isAgentId, splitKey } from './keys.js';
 import { inspectStoreFiles } from './level-files/inspect.js';
+import { type BatchWrite, type LogBatch, logBatches, salvagedWrites } from './level-files/log-salvage.js';
 import { holdStoreLock } from './level-files/store-lock.js';
 import { describeRecord, unseal } from './record-seal.js';
 import { checkLayout } from './seal-store.js';
@@ -23,6 +24,8 @@ export interface RepairReport {
   engineRepair: string | undefined;
   /** Files LevelDB's repair set aside in `store/lost/` this time: the logs and MANIFEST it rebuilt from, and tables it could not read whole. */
   lost: string[];
+  /** Write batches LevelDB's repair drops from a damaged log (the rest of a 32 KiB block) that were written back. */
+  salvaged: number;
   /** Records that failed their checksum or did not decode, removed (they stay in the backup). */
   removed: string[];
   /** Each agent's counters as the store held them before, and as the records add up after. */
@@ -40,9 +43,11 @@ function stamp(): string {
  * Repairs the store in `<dataDir>/store`, copy first: holds the store's
  * lock (a running daemon makes this fail), copies the store dir as it is
  * to `<dataDir>/store.before-repair-<time>`, runs LevelDB's RepairDB when
- * the files are damaged or LevelDB cannot open them, removes the records
- * that fail their checksum or do not decode, and rebuilds everything
- * derived from the records (counters, dedup entries, search index).
+ * the tables, MANIFEST or CURRENT are damaged or LevelDB cannot open
+ * them, writes back the intact writes LevelDB drops from a damaged log
+ * (level-files/log-salvage.ts), removes the records that fail their
+ * checksum or do not decode, and rebuilds everything derived from the
+ * records (counters, dedup entries, search index).
  */
 export async function repairStore(dataDir: string, logger: Logger): Promise<RepairReport> {
   const storeDir = join(dataDir, 'store');
@@ -54,7 +59,15 @@ export async function repairStore(dataDir: string, logger: Logger): Promise<Repa
     const backup = `${storeDir}.before-repair-${stamp()}`;
     await guard(`copy the store to ${backup}`, () => cp(storeDir, backup, { recursive: true, errorOnExist: true, force: false }));
     logger.info('store copied before repair', { backup });
-    let engineRepair = files.state === 'present' ? files.problems[0]?.reason : undefined;
+    // Read before anything replays the logs (and drops from them, and deletes them).
+    const batches = files.state === 'present' ? await readBatches(files.logs.map((l) => l.file)) : [];
+    const dropped = batches.filter((b) => !b.kept).length;
+    const problems = files.state === 'present' ? files.problems : [];
+    // Damaged logs alone are replayed by LevelDB's own open, which checks every record's checksum and
+    // drops a damaged one whole (with the rest of its block, written back below); RepairDB reads
+    // logs without checksums and would store a damaged write as it is.
+    const logsOnly = problems.length > 0 && problems.every((p) => p.file.endsWith('.log'));
+    let engineRepair = logsOnly ? undefined : problems[0]?.reason;
     if (engineRepair === undefined) engineRepair = await openFailure(storeDir);
     const lostBefore = new Set(await lostFiles(storeDir));
     if (engineRepair !== undefined) {
@@ -62,8 +75,8 @@ export async function repairStore(dataDir: string, logger: Logger): Promise<Repa
       await guard('repair the LevelDB files', () => ClassicLevel.repair(storeDir));
     }
     const lost = (await lostFiles(storeDir)).filter((name) => !lostBefore.has(name));
-    const { removed, counts } = await repairRecords(storeDir, logger);
-    return { backup, engineRepair, lost, removed, counts };
+    const { removed, counts } = await repairRecords(storeDir, salvagedWrites(batches), logger);
+    return { backup, engineRepair, lost, salvaged: dropped, removed, counts };
   } finally {
     await lock.release();
   }
@@ -86,11 +99,25 @@ async function openFailure(storeDir: string): Promise<string | undefined> {
   return undefined;
 }
 
-/** Removes damaged records and rebuilds what derives from the rest; reports both. */
-async function repairRecords(storeDir: string, logger: Logger): Promise<Pick<RepairReport, 'removed' | 'counts'>> {
+/** The write batches of the live logs, read before LevelDB's repair replays (and drops from) them. */
+async function readBatches(logs: string[]): Promise<LogBatch[]> {
+  const out: LogBatch[] = [];
+  for (const log of logs) out.push(...logBatches(await guard(`read ${log}`, () => readFile(log))));
+  return out;
+}
+
+/**
+ * Writes back what LevelDB dropped from damaged logs, removes damaged
+ * records, and rebuilds what derives from the rest; reports the last two.
+ */
+async function repairRecords(storeDir: string, salvaged: BatchWrite[], logger: Logger): Promise<Pick<RepairReport, 'removed' | 'counts'>> {
   const db: Db = new Level<string, string>(storeDir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   await guard('open the repaired store', () => db.open({ createIfMissing: false }));
   try {
+    if (salvaged.length > 0) {
+      const ops: BatchOp[] = salvaged.map((w) => (w.value === undefined ? { type: 'del', key: w.key } : { type: 'put', key: w.key, value: w.value }));
+      await guard('write back what LevelDB dropped from the log', () => db.batch(ops, { sync: true }));
+    }
     const subs = openSublevels(db);
     await checkLayout(db, subs, true, true, logger);
     const removed: string[] = [];

@@ -37,6 +37,25 @@ export function findInFiles(dataDir: string, suffix: string, needle: string | Bu
   return found;
 }
 
+/**
+ * The offset of the first record header of a LevelDB log at or after
+ * `from`, walking the headers from the start (7 bytes: checksum, length,
+ * type; a block's last < 7 bytes are padding).
+ */
+export function recordStartingAfter(log: string, from: number): number {
+  const data = readFileSync(log);
+  const block = 32_768;
+  for (let at = 0; at + 7 <= data.length; ) {
+    if (block - (at % block) < 7) {
+      at += block - (at % block);
+      continue;
+    }
+    if (at >= from) return at;
+    at += 7 + data.readUInt16LE(at + 4);
+  }
+  throw new Error(`no record header after byte ${from} of ${log}`);
+}
+
 /** Overwrites one byte of a file. */
 export function setByte(file: string, offset: number, value: number): void {
   const data = readFileSync(file);

@@ -91,7 +91,7 @@ function maskedCrc(file: Buffer, at: number, length: number): number {
 }
 
 /** Whether a checksum-valid record of a type LevelDB writes starts at `at` and ends by `end`. */
-function validRecordAt(file: Buffer, at: number, end: number): boolean {
+export function validRecordAt(file: Buffer, at: number, end: number): boolean {
   const type = file[at + 6] ?? ZERO;
   if (type < FULL || type > LAST) return false;
   const length = file.readUInt16LE(at + 4);
