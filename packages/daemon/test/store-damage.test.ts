@@ -12,6 +12,7 @@ import { readFileSync, rmSync, truncateSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { CheckpointSave, DaemonStatus, MemoryAdd, MemoryList, MemorySearch } from '@memoryd/protocol';
+import { Level } from 'level';
 import { cleanupAll, type DaemonHandle, prng, startDaemon } from '@memoryd/test-support';
 import { exportedRecords, listedCheckpoints, listedFacts } from './helpers/read-all.js';
 import { type RpcClient, connect } from './helpers/rpc.js';
@@ -227,6 +228,50 @@ describe('a damaged store', () => {
     assert.equal(status.facts + status.checkpoints, written.facts.size + written.checkpoints.size - 2, 'the counters agree');
     r.socket.destroy();
     await d.stop();
+  });
+
+  it('a record gone behind the counters\' back: whole reads, export and search fail instead of coming back short', async () => {
+    let d = await startDaemon();
+    let c = await connect(d.socket);
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push((await c.ok(MemoryAdd, { agentId: 'gone', content: `gone fact ${i} about the harbour crane` })).factId);
+    for (let i = 0; i < 5; i++) await c.ok(CheckpointSave, { agentId: 'gone', state: { i } });
+    await c.ok(MemoryAdd, { agentId: 'other', content: 'the other agent is whole' });
+    c.socket.destroy();
+    await d.stop();
+    // As LevelDB does when a damaged key makes a record invisible: the record is simply not there.
+    const db = new Level<string, string>(join(d.dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+    await db.open();
+    await db.del(`!fact!gone\x00${ids[5]}`);
+    const checkpoint = (await db.keys({ gt: '!ckpt!gone\x00', lt: '!ckpt!gone\x01' }).all())[2]!;
+    await db.del(checkpoint);
+    await db.close();
+
+    d = await startDaemon({ socket: d.socket, dataDir: d.dataDir });
+    c = await connect(d.socket);
+    for (const [method, params] of [
+      ['memory.list', { agentId: 'gone', limit: 100 }],
+      ['checkpoint.list', { agentId: 'gone' }],
+      ['admin.export', { agentId: 'gone' }],
+      ['admin.export', { limit: 1000 }],
+      ['memory.search', { agentId: 'gone', query: 'harbour crane' }],
+    ] as const) {
+      let r = await c.call(method, params);
+      // The search index loads in the background after the first search: ask until it has.
+      for (let i = 0; method === 'memory.search' && r.error === undefined && i < 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        r = await c.call(method, params);
+      }
+      assert.equal(r.error?.code, STORAGE_ERROR, `${method} ${JSON.stringify(params)}: ${JSON.stringify(r).slice(0, 300)}`);
+      assert.match(r.error!.message, /of agent gone: \d+ read, but its counters say \d+/);
+    }
+    assert.equal((await c.ok(MemoryList, { agentId: 'other' })).facts.length, 1);
+    c.socket.destroy();
+    await d.stop();
+    const verify = await runMemoryd(d.dataDir, '--verify');
+    assert.equal(verify.exit()?.code, 1);
+    assert.match(verify.stdout(), /agent gone: 11 current facts found, its counters say 12/);
+    assert.match(verify.stdout(), /agent gone: 4 checkpoints found, its counters say 5/);
   });
 
   it('a damaged key never cuts a range read short: the read fails instead, page by page too', async () => {

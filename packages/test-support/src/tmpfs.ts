@@ -17,16 +17,16 @@ function runText(err: unknown): string {
 }
 
 /**
- * Mounts a tmpfs of `sizeMiB` for a test, or says why it cannot: only
+ * Mounts a tmpfs of `sizeMiB` (read-only if asked) for a test, or says why it cannot: only
  * root may mount (`.ci/run` runs the suite as root; elsewhere the test
  * skips with this reason). The mount goes when cleanupAll runs.
  */
-export function mountTmpfs(sizeMiB: number): Tmpfs | { skip: string } {
+export function mountTmpfs(sizeMiB: number, { readOnly = false } = {}): Tmpfs | { skip: string } {
   if (process.platform !== 'linux') return { skip: `a tmpfs needs Linux, not ${process.platform}` };
   if (process.getuid?.() !== 0) return { skip: 'mounting a tmpfs needs root (.ci/run runs the tests as root)' };
   const dir = tempDir('mfs-');
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m,mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeMiB}m,mode=0700${readOnly ? ',ro' : ''}`, 'tmpfs', dir], { stdio: 'pipe' });
   } catch (err) {
     return { skip: `mount -t tmpfs failed: ${runText(err)}` };
   }

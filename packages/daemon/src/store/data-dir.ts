@@ -22,7 +22,13 @@ export async function prepareDataDir(dataDir: string, storeDir: string, logger: 
   try {
     await mkdir(dataDir, { recursive: true, mode: 0o700 });
   } catch (err) {
-    throw storageError(`cannot create data dir ${dataDir}`, err);
+    // Node's recursive mkdir says ENOENT where the parent exists but cannot take a new dir
+    // (EROFS, EACCES); a plain mkdir of the path itself says which.
+    const plain = await mkdir(dataDir, { mode: 0o700 }).then(
+      () => undefined,
+      (again: unknown) => again,
+    );
+    if (plain !== undefined) throw storageError(`cannot create data dir ${dataDir}`, (plain as NodeJS.ErrnoException).code === 'ENOENT' ? err : plain);
   }
   await tighten(dataDir, 'data dir', 0o700, logger);
   const inStore = await entries(storeDir);
