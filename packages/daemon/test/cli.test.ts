@@ -4,14 +4,15 @@
 // a usage error exits 2 with a plain last line and no stack trace.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { DaemonHello } from '@memoryd/protocol';
+import { readdirSync } from 'node:fs';
+import { DaemonHello, MemoryAdd, MemoryList } from '@memoryd/protocol';
 import { cleanupAll, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
 import { PACKAGE_VERSION } from './helpers/shapes.js';
 
 after(cleanupAll);
 
-const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--help', '--version'];
+const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--verify', '--repair', '--help', '--version'];
 const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US'];
 
 describe('memoryd --help', () => {
@@ -43,6 +44,7 @@ describe('usage errors', () => {
     ['a non-numeric connection cap', ['--max-connections', 'many']],
     ['a zero connection cap', ['--max-connections', '0']],
     ['a positional argument', ['extra']],
+    ['--verify with --repair', ['--verify', '--repair']],
   ];
   for (const [name, args] of bad) {
     it(`${name} exits 2 with a plain last line and no stack trace`, async () => {
@@ -52,4 +54,21 @@ describe('usage errors', () => {
       assert.doesNotMatch(d.stderr(), /^\s+at /m);
     });
   }
+});
+
+describe('memoryd --verify and --repair beside a running daemon', () => {
+  it('refuse with one line, and --repair copies and changes nothing', async () => {
+    const d = await startDaemon();
+    const c = await connect(d.socket);
+    await c.ok(MemoryAdd, { agentId: 'busy', content: 'a fact the daemon holds' });
+    for (const [flag, verb] of [['--verify', 'verify'], ['--repair', 'repair']] as const) {
+      const run = await spawnDaemon({ dataDir: d.dataDir, args: [flag], wait: 'exit', timeoutMs: 10_000, logLevel: null });
+      assert.equal(run.exit()?.code, 1, run.stderr());
+      assert.match(run.lastStderrLine(), new RegExp(`^memoryd: cannot ${verb}: data dir .* is in use by a running memoryd: stop it first$`));
+    }
+    assert.deepEqual(readdirSync(d.dataDir).filter((n) => n.startsWith('store.') || n.startsWith('.memoryd')), [], 'no copy, no lock dir left');
+    assert.equal((await c.ok(MemoryList, { agentId: 'busy' })).facts.length, 1);
+    c.socket.destroy();
+    await d.stop();
+  });
 });
