@@ -6,42 +6,23 @@
 // checkpoint.list, and by admin.export).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { AdminExport, CheckpointList, CheckpointResume, MemoryAdd, MemoryList } from '@memoryd/protocol';
+import { CheckpointResume, MemoryAdd } from '@memoryd/protocol';
 import { cleanupAll, startDaemon, waitFor } from '@memoryd/test-support';
+import { exportedRecords, listedCheckpoints, listedFacts } from './helpers/read-all.js';
 import { connect, type RpcClient } from './helpers/rpc.js';
 
 after(cleanupAll);
 
 async function allFactIds(c: RpcClient, agentId: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  let after: string | undefined;
-  for (;;) {
-    const r = await c.ok(MemoryList, after === undefined ? { agentId, limit: 100 } : { agentId, limit: 100, after });
-    for (const f of r.facts) ids.add(f.id);
-    if (r.next === undefined) return ids;
-    after = r.next;
-  }
+  return new Set((await listedFacts(c, agentId)).keys());
 }
 
 async function allCheckpointIds(c: RpcClient, agentId: string): Promise<Set<string>> {
-  const ids = new Set<string>();
-  let after: string | undefined;
-  for (;;) {
-    const r = await c.ok(CheckpointList, after === undefined ? { agentId, limit: 100 } : { agentId, limit: 100, after });
-    for (const x of r.checkpoints) ids.add(x.id);
-    if (r.next === undefined) return ids;
-    after = r.next;
-  }
+  return new Set(await listedCheckpoints(c, agentId));
 }
 
 async function exportIds(c: RpcClient): Promise<Set<string>> {
-  const ids = new Set<string>();
-  let r = await c.ok(AdminExport, { limit: 1000 });
-  for (;;) {
-    for (const rec of r.records) ids.add(`${rec.agentId}/${rec.id}`);
-    if (r.cursor === undefined) return ids;
-    r = await c.ok(AdminExport, { cursor: r.cursor });
-  }
+  return new Set((await exportedRecords(c)).map((rec) => `${rec.agentId}/${rec.id}`));
 }
 
 describe('SIGKILL', () => {

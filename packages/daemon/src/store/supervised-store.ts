@@ -1,18 +1,4 @@
 import { join } from 'node:path';
-import type {
-  AdminExport,
-  AdminImport,
-  AgentList,
-  CheckpointList,
-  CheckpointResume,
-  CheckpointSave,
-  MemoryAdd,
-  MemoryList,
-  MemoryReflect,
-  MemorySearch,
-  ParamsOf,
-  ResultOf,
-} from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../errors.js';
 import { readOnly } from './group-commit.js';
 import { type StoreProblem, inspectStoreFiles } from './level-files/inspect.js';
@@ -20,6 +6,11 @@ import type { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore, StoreCounts } from './memory-store.js';
 import { type OpenStoreOptions, openLevelStore } from './open-store.js';
 import { probeSpace } from './space-probe.js';
+
+/** The params of a MemoryStore method. */
+type Params<K extends keyof MemoryStore> = Parameters<MemoryStore[K]>[0];
+/** What a MemoryStore method returns. */
+type Result<K extends keyof MemoryStore> = ReturnType<MemoryStore[K]>;
 
 /** First wait before a reopen is tried after a failed write; it doubles up to {@link MAX_RETRY_MS}. */
 const FIRST_RETRY_MS = 100;
@@ -69,34 +60,34 @@ export class SupervisedStore implements MemoryStore {
     return supervised;
   }
 
-  addFact(p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>> {
+  addFact(p: Params<'addFact'>): Result<'addFact'> {
     return this.#write((s) => s.addFact(p));
   }
-  searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>> {
+  searchFacts(p: Params<'searchFacts'>): Result<'searchFacts'> {
     return this.#read((s) => s.searchFacts(p));
   }
-  listFacts(p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
+  listFacts(p: Params<'listFacts'>): Result<'listFacts'> {
     return this.#read((s) => s.listFacts(p));
   }
-  reflect(p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>> {
+  reflect(p: Params<'reflect'>): Result<'reflect'> {
     return this.#write((s) => s.reflect(p));
   }
-  saveCheckpoint(p: ParamsOf<typeof CheckpointSave>): Promise<ResultOf<typeof CheckpointSave>> {
+  saveCheckpoint(p: Params<'saveCheckpoint'>): Result<'saveCheckpoint'> {
     return this.#write((s) => s.saveCheckpoint(p));
   }
-  resumeCheckpoint(p: ParamsOf<typeof CheckpointResume>): Promise<ResultOf<typeof CheckpointResume>> {
+  resumeCheckpoint(p: Params<'resumeCheckpoint'>): Result<'resumeCheckpoint'> {
     return this.#read((s) => s.resumeCheckpoint(p));
   }
-  listCheckpoints(p: ParamsOf<typeof CheckpointList>): Promise<ResultOf<typeof CheckpointList>> {
+  listCheckpoints(p: Params<'listCheckpoints'>): Result<'listCheckpoints'> {
     return this.#read((s) => s.listCheckpoints(p));
   }
-  listAgents(p: ParamsOf<typeof AgentList>): Promise<ResultOf<typeof AgentList>> {
+  listAgents(p: Params<'listAgents'>): Result<'listAgents'> {
     return this.#read((s) => s.listAgents(p));
   }
-  exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>> {
+  exportPage(p: Params<'exportPage'>): Result<'exportPage'> {
     return this.#read((s) => s.exportPage(p));
   }
-  importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>> {
+  importRecords(p: Params<'importRecords'>): Result<'importRecords'> {
     return this.#write((s) => s.importRecords(p));
   }
 
