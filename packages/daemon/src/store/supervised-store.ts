@@ -189,9 +189,6 @@ export class SupervisedStore implements MemoryStore {
         return;
       }
       await this.#reopen();
-      logger.info('the store was reopened; writes are accepted again', { after: this.#cause });
-      this.#cause = undefined;
-      this.#retryMs = FIRST_RETRY_MS;
     } catch (err) {
       if (this.#closed !== undefined) return;
       if (err instanceof DaemonError && err.code === DaemonErrorCodes.StoreDamaged) this.#stuck = true;
@@ -202,7 +199,10 @@ export class SupervisedStore implements MemoryStore {
     }
   }
 
-  /** Closes the store and opens it again; calls wait meanwhile. Throws if the open fails (the store stays closed). */
+  /**
+   * Closes the store and opens it again, then accepts writes; calls wait
+   * meanwhile. Throws if the open fails (the store stays closed).
+   */
   async #reopen(): Promise<void> {
     let done!: () => void;
     this.#swap = new Promise((resolve) => (done = resolve));
@@ -216,6 +216,10 @@ export class SupervisedStore implements MemoryStore {
       }
       if (this.#closed !== undefined) return;
       this.#store = await this.#openLevel();
+      // Before the calls waiting on the swap go on: they must find writes accepted.
+      this.#options.logger.info('the store was reopened; writes are accepted again', { after: this.#cause });
+      this.#cause = undefined;
+      this.#retryMs = FIRST_RETRY_MS;
     } finally {
       this.#swap = undefined;
       done();
