@@ -7,13 +7,23 @@ import { join } from 'node:path';
 import { after, it } from 'node:test';
 import { Level } from 'level';
 import { CheckpointSave, MemoryAdd, MemorySearch } from '@memoryd/protocol';
-import { cleanupAll, startDaemon } from '@memoryd/test-support';
+import { cleanupAll, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { listedCheckpoints, listedFacts } from './helpers/read-all.js';
 import { connect } from './helpers/rpc.js';
 import { unsealValue } from './helpers/seal.js';
 import { runMemoryd } from './helpers/store-files.js';
 
 after(cleanupAll);
+
+/** Rewrites a stopped daemon's store as layout 1: the same records without their seals. */
+async function unseal(dataDir: string, layout: string | undefined): Promise<void> {
+  const db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  await db.open();
+  const entries = await db.iterator().all();
+  await db.batch(entries.map(([key, value]) => ({ type: 'put' as const, key, value: key === '!meta!layout' ? '1' : unsealValue(key, value) })));
+  if (layout === undefined) await db.del('!meta!layout');
+  await db.close();
+}
 
 it('a layout-1 store is sealed at open and reads back whole', async () => {
   let d = await startDaemon();
@@ -27,12 +37,7 @@ it('a layout-1 store is sealed at open and reads back whole', async () => {
   c.socket.destroy();
   await d.stop();
 
-  // Layout 1: the same records without their seals.
-  const db = new Level<string, string>(join(d.dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
-  await db.open();
-  const entries = await db.iterator().all();
-  await db.batch(entries.map(([key, value]) => ({ type: 'put' as const, key, value: key === '!meta!layout' ? '1' : unsealValue(key, value) })));
-  await db.close();
+  await unseal(d.dataDir, '1');
 
   d = await startDaemon({ socket: d.socket, dataDir: d.dataDir });
   assert.match(d.stderr(), /sealing the store/);
@@ -45,4 +50,26 @@ it('a layout-1 store is sealed at open and reads back whole', async () => {
   await d.stop();
   const verify = await runMemoryd(d.dataDir, '--verify');
   assert.equal(verify.exit()?.code, 0, verify.stdout());
+});
+
+it('a store that lost its layout record is refused, and --repair keeps its records as the layout they are in', async () => {
+  let d = await startDaemon();
+  let c = await connect(d.socket);
+  const facts = new Map<string, string>();
+  for (let i = 0; i < 10; i++) facts.set((await c.ok(MemoryAdd, { agentId: 'lost', content: `fact ${i} of a store without a layout` })).factId, `fact ${i} of a store without a layout`);
+  c.socket.destroy();
+  await d.stop();
+  await unseal(d.dataDir, undefined);
+
+  const refused = await spawnDaemon({ socket: d.socket, dataDir: d.dataDir, wait: 'exit', timeoutMs: 10_000 });
+  assert.equal(refused.exit()?.code, 1);
+  assert.match(refused.lastStderrLine(), /no layout record/);
+  const repair = await runMemoryd(d.dataDir, '--repair');
+  assert.equal(repair.exit()?.code, 0, repair.stderr());
+  assert.doesNotMatch(repair.stdout(), /removed:/, 'no record taken for damaged');
+  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir });
+  c = await connect(d.socket);
+  assert.deepEqual(await listedFacts(c, 'lost'), facts);
+  c.socket.destroy();
+  await d.stop();
 });

@@ -119,6 +119,7 @@ async function repairRecords(storeDir: string, salvaged: BatchWrite[], logger: L
       await guard('write back what LevelDB dropped from the log', () => db.batch(ops, { sync: true }));
     }
     const subs = openSublevels(db);
+    await restoreLayout(db, subs);
     await checkLayout(db, subs, true, true, logger);
     const removed: string[] = [];
     const decodesFact = (key: string, text: string) => void decodeFact('value', text, splitKey(key).rest);
@@ -138,6 +139,22 @@ async function repairRecords(storeDir: string, salvaged: BatchWrite[], logger: L
     return { removed, counts: agents.map((agentId) => ({ agentId, before: old.get(agentId), after: fresh.get(agentId) })) };
   } finally {
     await db.close();
+  }
+}
+
+/**
+ * Puts back a layout record the damage took, as the records show it: a
+ * store whose records are not sealed is layout 1 (and is sealed next),
+ * so that none of them is taken for damaged and removed.
+ */
+async function restoreLayout(db: Db, subs: Sublevels): Promise<void> {
+  if ((await guard('read the store layout', () => subs.meta.raw.get('layout'))) !== undefined) return;
+  for (const sublevel of [subs.fact, subs.hist, subs.ckpt]) {
+    const iterator = sublevel.raw.iterator({});
+    const [first] = await guard(`read the ${sublevel.name} records`, () => iterator.nextv(1)).finally(() => iterator.close());
+    if (first === undefined) continue;
+    if (!first[1].startsWith('~')) await guard('write the store layout', () => db.batch([{ type: 'put', key: subs.meta.fullKey('layout'), value: '1' }], { sync: true }));
+    return;
   }
 }
 
