@@ -98,14 +98,15 @@ describe('checkpoints', () => {
     await store.close();
     assert.equal(await corruptRecords(dataDir, latest.checkpointId, JSON.stringify({ id: latest.checkpointId, createdAt: latest.createdAt, state: { good: 'forged' } }), false), 1);
     const reopened = await reopen(store, dataDir);
+    // One at a time: a read started and not yet awaited would reject unhandled.
     for (const read of [
-      reopened.resumeCheckpoint({ agentId: 'c' }),
-      reopened.resumeCheckpoint({ agentId: 'c', reportNotFound: true }),
-      reopened.resumeCheckpoint({ agentId: 'c', checkpointId: latest.checkpointId }),
-      reopened.listCheckpoints({ agentId: 'c' }),
-      reopened.exportPage({ agentId: 'c' }),
+      () => reopened.resumeCheckpoint({ agentId: 'c' }),
+      () => reopened.resumeCheckpoint({ agentId: 'c', reportNotFound: true }),
+      () => reopened.resumeCheckpoint({ agentId: 'c', checkpointId: latest.checkpointId }),
+      () => reopened.listCheckpoints({ agentId: 'c' }),
+      () => reopened.exportPage({ agentId: 'c' }),
     ]) {
-      const err = await rejectsWith(read, DaemonErrorCodes.Damaged);
+      const err = await rejectsWith(read(), DaemonErrorCodes.Damaged);
       assert.match(err.message, new RegExp(`checkpoint ${latest.checkpointId} of agent c`));
     }
     assert.ok('checkpoint' in (await reopened.resumeCheckpoint({ agentId: 'c', checkpointId: older.checkpointId })));
