@@ -313,6 +313,16 @@ describe('damage LevelDB opens over, losing data', () => {
     assert.match(await oneProblem(dir, log), /^\d{6}\.log: bad record length at byte 0, with valid records after it; LevelDB would silently drop 32768 bytes/);
     assert.deepEqual(await engine(dir), { keys: ['z'] });
   });
+
+  it('a damaged record length in the last block runs past the end: LevelDB takes the rest for a torn tail', async () => {
+    const dir = await tablesAndLog();
+    const log = logOf(dir);
+    // The second record's length made larger than what is left of the file (the log is one short block).
+    const second = 7 + readFileSync(log).readUInt16LE(4);
+    edit(log, (b) => b.writeUInt16LE(0x7000, second + 4));
+    assert.match(await oneProblem(dir, log), /^\d{6}\.log: record length past the end of the file at byte \d+, with valid records after it; LevelDB would silently drop \d+ bytes/);
+    assert.deepEqual(await engine(dir), { keys: [...logKeys.slice(0, 1), ...tableKeys] });
+  });
 });
 
 describe('torn tails: warnings, not problems', () => {

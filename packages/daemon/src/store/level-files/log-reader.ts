@@ -109,6 +109,8 @@ class PhysicalReader {
   /** Bytes dropped or skipped whole, where valid records may hide. */
   readonly regions: { start: number; end: number }[] = [];
   tail: LogTail | null = null;
+  /** Where a record ran past the end of the file, if one did. */
+  cut: number | null = null;
   lastValidOffset = -1;
 
   constructor(readonly file: Buffer) {}
@@ -146,6 +148,9 @@ class PhysicalReader {
       if (this.eof) {
         this.pos = this.end;
         this.tail = { offset: at, bytes: size, reason: 'truncated record' };
+        // Unless the length itself is damaged: then valid records may follow (readLog looks).
+        this.cut = at;
+        this.regions.push({ start: at, end: this.file.length });
         return { type: EOF, offset: at, data: EMPTY };
       }
       return this.drop(at, size, 'bad record length');
@@ -255,10 +260,14 @@ export function readLog(file: Buffer): LogContents {
   const reader = new PhysicalReader(file);
   const records = readRecords(reader);
   const last = lastValidOffset(file, reader);
-  return {
-    records,
-    corruptions: reader.corruptions.map((c) => ({ ...c, validRecordFollows: last > c.offset })),
-    ignoredTail: reader.tail,
-    lastValidOffset: last,
-  };
+  const corruptions: LogCorruption[] = reader.corruptions.map((c) => ({ ...c, validRecordFollows: last > c.offset }));
+  let tail = reader.tail;
+  if (reader.cut !== null && last > reader.cut) {
+    // Not a write cut short: a damaged length ran past the end of the file, and LevelDB
+    // takes everything after it for a torn tail, valid records included, without a word.
+    const at = reader.cut;
+    corruptions.push({ offset: at, bytesDropped: file.length - at, reason: 'record length past the end of the file', reported: false, validRecordFollows: true });
+    tail = null;
+  }
+  return { records, corruptions, ignoredTail: tail, lastValidOffset: last };
 }
