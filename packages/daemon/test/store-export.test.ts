@@ -159,3 +159,22 @@ describe('admin.export', () => {
     await rejectsWith(store.listFacts({ agentId: 'a' }), DaemonErrorCodes.Storage);
   });
 });
+
+describe('admin.export checked against the counters', () => {
+  test('a page read twice at once (a retried cursor) is counted once: the whole export passes its checks', async () => {
+    const { store } = await openTempStore();
+    for (let i = 0; i < 4; i++) await store.addFact({ agentId: 'a', content: `a fact ${i}` });
+    for (let i = 0; i < 6; i++) await store.addFact({ agentId: 'b', content: `b fact ${i}` });
+    const first = await store.exportPage({ limit: 3 });
+    const ids = first.records.map((r) => r.id);
+    let cursor = first.cursor!;
+    for (;;) {
+      const [page, again] = await Promise.all([store.exportPage({ cursor }), store.exportPage({ cursor })]);
+      assert.deepEqual(again.records, page.records);
+      ids.push(...page.records.map((r) => r.id));
+      if (page.cursor === undefined) break;
+      cursor = page.cursor;
+    }
+    assert.equal(ids.length, 10);
+  });
+});

@@ -85,6 +85,7 @@ export class ExportTally {
   #current: Tally | undefined;
   #furthest: string | undefined;
   readonly #checked = new Set<string>();
+  #queue: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly subs: Sublevels,
@@ -92,8 +93,24 @@ export class ExportTally {
     private readonly agentFilter: string | undefined,
   ) {}
 
-  /** Counts a page's records (in export order); checks agents it moved past. */
-  async add(records: readonly ExportRecord[]): Promise<void> {
+  /** Counts a page's records (in export order); checks agents it moved past. One page at a time. */
+  add(records: readonly ExportRecord[]): Promise<void> {
+    return this.#serial(() => this.#add(records));
+  }
+
+  /** The export ended: checks the last agent and every agent it never met. */
+  end(): Promise<void> {
+    return this.#serial(() => this.#end());
+  }
+
+  /** Runs steps one after another: two pages read at once (a retried cursor) must not interleave their counting. */
+  #serial(step: () => Promise<void>): Promise<void> {
+    const run = this.#queue.then(step);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #add(records: readonly ExportRecord[]): Promise<void> {
     for (const r of records) {
       const at = position(r);
       if (this.#furthest !== undefined && at <= this.#furthest) continue;
@@ -107,8 +124,7 @@ export class ExportTally {
     }
   }
 
-  /** The export ended: checks the last agent and every agent it never met. */
-  async end(): Promise<void> {
+  async #end(): Promise<void> {
     await this.#check();
     const options = { snapshot: this.snapshot };
     const agents =

@@ -18,6 +18,8 @@ interface Session {
   seq: number;
   /** What the export returned so far, checked against the counters agent by agent. */
   tally: ExportTally;
+  /** Why the session ends once no page is being read (the last page was read, or one failed). */
+  ending: string | undefined;
   /** Pages being read; the idle timer runs only while this is 0. */
   busy: number;
   timer: NodeJS.Timeout | undefined;
@@ -55,21 +57,23 @@ export class ExportCursors {
         if (next === undefined) await session.tally.end();
       } catch (err) {
         // Short of what the counters say: this export can never be whole.
-        this.#end(session, 'damaged');
+        session.ending = 'damaged';
         throw err;
       }
       if (next === undefined) {
-        this.#end(session, 'done');
+        session.ending = 'done';
         return { records: page.records };
       }
       return { records: page.records, cursor: this.#cursorFor(session, next) };
     } catch (err) {
       // A first page that fails hands out no cursor: nothing could resume it.
-      if (p.cursor === undefined) this.#end(session, 'failed');
+      if (p.cursor === undefined) session.ending ??= 'failed';
       throw err;
     } finally {
       session.busy--;
-      if (session.busy === 0 && this.#sessions.has(session.id)) this.#arm(session);
+      // A page read again at the same time (a retried cursor) still reads the snapshot: it closes after both.
+      if (session.busy === 0 && session.ending !== undefined) this.#end(session, session.ending);
+      else if (session.busy === 0 && this.#sessions.has(session.id)) this.#arm(session);
     }
   }
 
@@ -89,6 +93,7 @@ export class ExportCursors {
       agentId: p.agentId,
       limit: p.limit ?? Limits.exportLimitDefault,
       tally: new ExportTally(this.#ctx.subs, snapshot, p.agentId),
+      ending: undefined,
       cursors: new Map(),
       issued: new Map(),
       seq: 0,

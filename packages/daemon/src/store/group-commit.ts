@@ -32,7 +32,9 @@ interface Pending {
  *
  * Atomicity holds: each change's operations all land in one LevelDB batch,
  * which is applied whole or not at all; if it fails, every change in it
- * fails with that error and none of them is applied. Changes of one agent
+ * fails with that error. A batch that failed is not applied then; one
+ * whose sync failed (or whose append was cut short but reached the disk)
+ * may still be found in the log at the next open, whole. Changes of one agent
  * are serialised by the agent lock, so a change never shares a batch with
  * a later change that depends on it.
  *

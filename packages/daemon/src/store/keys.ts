@@ -205,3 +205,30 @@ export function parsePosting(key: string, prefixLength: number): Posting {
     id: key.slice(prefixLength + 6),
   };
 }
+
+const DEDUP_REST = /^[0-9a-f]{64}$/;
+const POSTING_TAIL = /\x00[0-9a-z]{6}[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/**
+ * Whether `key` has the shape of a key of sublevel `name` (see the layout
+ * above): what a key of another agent or term looks like, and a key whose
+ * separator or id was damaged does not.
+ */
+export function wellFormedKey(name: string, key: string): boolean {
+  const at = key.indexOf(KEY_SEP);
+  if (name === 'stats' || name === 'meta') return true;
+  if (at <= 0 || !AGENT_ID.test(key.slice(0, at))) return false;
+  const rest = key.slice(at + 1);
+  switch (name) {
+    case 'fact':
+    case 'hist':
+    case 'ckpt':
+      return ULID.test(rest);
+    case 'dedup':
+      return DEDUP_REST.test(rest);
+    case 'post':
+      return POSTING_TAIL.test(rest) && TERM.test(rest.slice(0, rest.length - 33));
+    default:
+      return TERM.test(rest);
+  }
+}

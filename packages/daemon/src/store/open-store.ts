@@ -174,6 +174,10 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
     return new LevelMemoryStore(ctx, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs);
   } catch (err) {
     await db.close().catch((closeErr: unknown) => logger.error('could not close the store after a failed open', { err: closeErr }));
+    // What the open reads (layout, index version, counters) is in the tables too.
+    if (isCorruption(err) || (err instanceof DaemonError && (err.code === DaemonErrorCodes.Damaged || err.code === DaemonErrorCodes.Decode))) {
+      throw new DaemonError(DaemonErrorCodes.StoreDamaged, `cannot open the store in ${storeDir}: ${rootCause(err)}; ${wayOut(dataDir)}`, { cause: err });
+    }
     throw err;
   }
 }

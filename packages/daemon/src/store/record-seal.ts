@@ -62,6 +62,6 @@ export function describeRecord(name: string, key: string): string {
 export function damagedRecord(name: string, key: string): DaemonError {
   return new DaemonError(
     DaemonErrorCodes.Damaged,
-    `${describeRecord(name, key)} is damaged on disk (checksum mismatch); stop memoryd and run memoryd --verify`,
+    `${describeRecord(name, key)} is damaged on disk (checksum mismatch); memoryd --verify lists the damage and memoryd --repair removes it`,
   );
 }

@@ -1,14 +1,15 @@
-import { cp, readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { cp, readdir, readFile, rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { ClassicLevel } from 'classic-level';
 import { Level } from 'level';
-import { DaemonError, DaemonErrorCodes, rootCause } from '../errors.js';
+import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type AgentStats, decodeCheckpoint, decodeFact, decodeStats } from './codec.js';
 import { type BatchOp, type Db, type Sublevels, guard, openSublevels } from './context.js';
 import { rebuildDedup } from './dedup-build.js';
 import { ensureIndex } from './index-build.js';
-import { isAgentId, splitKey } from './keys.js';
+import { LayoutVersion, isAgentId, splitKey } from './keys.js';
 import { inspectStoreFiles } from './level-files/inspect.js';
 import { type BatchWrite, type LogBatch, logBatches, salvagedWrites } from './level-files/log-salvage.js';
 import { holdStoreLock } from './level-files/store-lock.js';
@@ -53,33 +54,59 @@ export async function repairStore(dataDir: string, logger: Logger): Promise<Repa
   const storeDir = join(dataDir, 'store');
   const before = await inspectStoreFiles(storeDir);
   if (before.state !== 'present') throw new DaemonError(DaemonErrorCodes.Usage, `there is no store to repair in ${dataDir}`);
-  const lock = await holdStoreLock(storeDir, dataDir);
+  let lock = await holdStoreLock(storeDir, dataDir);
+  let db: Db | undefined;
   try {
     const files = await inspectStoreFiles(storeDir);
-    const backup = `${storeDir}.before-repair-${stamp()}`;
-    await guard(`copy the store to ${backup}`, () => cp(storeDir, backup, { recursive: true, errorOnExist: true, force: false }));
+    const backup = await copyStore(storeDir);
     logger.info('store copied before repair', { backup });
     // Read before anything replays the logs (and drops from them, and deletes them).
     const batches = files.state === 'present' ? await readBatches(files.logs.map((l) => l.file)) : [];
-    const dropped = batches.filter((b) => !b.kept).length;
     const problems = files.state === 'present' ? files.problems : [];
-    // Damaged logs alone are replayed by LevelDB's own open, which checks every record's checksum and
-    // drops a damaged one whole (with the rest of its block, written back below); RepairDB reads
+    // Damage inside logs alone is left to LevelDB's own open, which checks every record's checksum
+    // and drops a damaged one whole (with the rest of its block, written back below); RepairDB reads
     // logs without checksums and would store a damaged write as it is.
-    const logsOnly = problems.length > 0 && problems.every((p) => p.file.endsWith('.log'));
+    const logsOnly = problems.length > 0 && problems.every((p) => p.file.endsWith('.log') && existsSync(p.file));
     let engineRepair = logsOnly ? undefined : problems[0]?.reason;
-    if (engineRepair === undefined) engineRepair = await openFailure(storeDir);
+    if (engineRepair === undefined) {
+      const opened = await openEngine(storeDir);
+      if (opened.failure === undefined) db = opened.db;
+      else {
+        engineRepair = opened.failure;
+        // POSIX locks belong to the process: the failed open's close released ours too.
+        await lock.release();
+        lock = await holdStoreLock(storeDir, dataDir);
+      }
+    }
     const lostBefore = new Set(await lostFiles(storeDir));
     if (engineRepair !== undefined) {
       logger.info('running LevelDB repair', { reason: engineRepair });
       await guard('repair the LevelDB files', () => ClassicLevel.repair(storeDir));
     }
     const lost = (await lostFiles(storeDir)).filter((name) => !lostBefore.has(name));
-    const { removed, counts } = await repairRecords(storeDir, salvagedWrites(batches), logger);
-    return { backup, engineRepair, lost, salvaged: dropped, removed, counts };
+    db ??= await openRepaired(storeDir);
+    const { removed, counts } = await repairRecords(db, salvagedWrites(batches), logger);
+    return { backup, engineRepair, lost, salvaged: batches.filter((b) => !b.kept).length, removed, counts };
   } finally {
+    await db?.close();
     await lock.release();
   }
+}
+
+/**
+ * Copies the store dir as it is next to it, `LOCK` left out: closing a
+ * handle on it would release this process's lock on the store. A copy
+ * that fails (a full disk) is removed, and nothing else happens.
+ */
+async function copyStore(storeDir: string): Promise<string> {
+  const backup = `${storeDir}.before-repair-${stamp()}`;
+  try {
+    await cp(storeDir, backup, { recursive: true, errorOnExist: true, force: false, filter: (src) => basename(src) !== 'LOCK' });
+  } catch (err) {
+    await rm(backup, { recursive: true, force: true });
+    throw storageError(`cannot copy the store to ${backup} before repairing it; nothing was changed`, err);
+  }
+  return backup;
 }
 
 /** What `store/lost/` holds (LevelDB's repair moves files there; earlier repairs may have). */
@@ -87,16 +114,39 @@ async function lostFiles(storeDir: string): Promise<string[]> {
   return readdir(join(storeDir, 'lost')).catch(() => []);
 }
 
-/** Why LevelDB cannot open the store as it is, or undefined when it can. */
-async function openFailure(storeDir: string): Promise<string | undefined> {
-  const db = new Level(storeDir);
+/** Entries read per round trip while reading the whole store. */
+const SCAN_CHUNK = 1000;
+
+/**
+ * LevelDB's own open of the store, and a read of every entry: the open
+ * fails on damaged files, and a damaged table block passes the open and
+ * fails only when read. Either is a reason for RepairDB; the store is left
+ * open only when both went through.
+ */
+async function openEngine(storeDir: string): Promise<{ db: Db; failure?: undefined } | { db?: undefined; failure: string }> {
+  const db: Db = new Level<string, string>(storeDir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   try {
     await db.open({ createIfMissing: false });
   } catch (err) {
-    return rootCause(err);
+    return { failure: rootCause(err) };
   }
-  await db.close();
-  return undefined;
+  const iterator = db.iterator();
+  try {
+    while ((await iterator.nextv(SCAN_CHUNK)).length > 0);
+    return { db };
+  } catch (err) {
+    await db.close();
+    return { failure: rootCause(err) };
+  } finally {
+    await iterator.close().catch(() => undefined);
+  }
+}
+
+/** The store after RepairDB, open. */
+async function openRepaired(storeDir: string): Promise<Db> {
+  const db: Db = new Level<string, string>(storeDir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  await guard('open the repaired store', () => db.open({ createIfMissing: false }));
+  return db;
 }
 
 /** The write batches of the live logs, read before LevelDB's repair replays (and drops from) them. */
@@ -110,52 +160,49 @@ async function readBatches(logs: string[]): Promise<LogBatch[]> {
  * Writes back what LevelDB dropped from damaged logs, removes damaged
  * records, and rebuilds what derives from the rest; reports the last two.
  */
-async function repairRecords(storeDir: string, salvaged: BatchWrite[], logger: Logger): Promise<Pick<RepairReport, 'removed' | 'counts'>> {
-  const db: Db = new Level<string, string>(storeDir, { keyEncoding: 'utf8', valueEncoding: 'utf8' });
-  await guard('open the repaired store', () => db.open({ createIfMissing: false }));
-  try {
-    if (salvaged.length > 0) {
-      const ops: BatchOp[] = salvaged.map((w) => (w.value === undefined ? { type: 'del', key: w.key } : { type: 'put', key: w.key, value: w.value }));
-      await guard('write back what LevelDB dropped from the log', () => db.batch(ops, { sync: true }));
-    }
-    const subs = openSublevels(db);
-    await restoreLayout(db, subs);
-    await checkLayout(db, subs, true, true, logger);
-    const removed: string[] = [];
-    const decodesFact = (key: string, text: string) => void decodeFact('value', text, splitKey(key).rest);
-    const decodesCheckpoint = (key: string, text: string) => void decodeCheckpoint('value', text, splitKey(key).rest);
-    removed.push(...(await removeDamaged(db, subs.fact, decodesFact)));
-    removed.push(...(await removeDamaged(db, subs.hist, decodesFact)));
-    removed.push(...(await removeDamaged(db, subs.ckpt, decodesCheckpoint)));
-    const old = await oldCounters(subs);
-    await guard('drop the derived records', async () => {
-      await db.batch([{ type: 'del', key: subs.meta.fullKey('index') }], { sync: true });
-      await Promise.all([subs.stats.clear(), subs.dedup.clear()]);
-    });
-    await rebuildDedup(db, subs);
-    await ensureIndex(db, subs, true, logger);
-    const fresh = await oldCounters(subs);
-    const agents = [...new Set([...old.keys(), ...fresh.keys()])].sort();
-    return { removed, counts: agents.map((agentId) => ({ agentId, before: old.get(agentId), after: fresh.get(agentId) })) };
-  } finally {
-    await db.close();
+async function repairRecords(db: Db, salvaged: BatchWrite[], logger: Logger): Promise<Pick<RepairReport, 'removed' | 'counts'>> {
+  if (salvaged.length > 0) {
+    const ops: BatchOp[] = salvaged.map((w) => (w.value === undefined ? { type: 'del', key: w.key } : { type: 'put', key: w.key, value: w.value }));
+    await guard('write back what LevelDB dropped from the log', () => db.batch(ops, { sync: true }));
   }
+  const subs = openSublevels(db);
+  await restoreLayout(db, subs);
+  await checkLayout(db, subs, true, true, logger);
+  const removed: string[] = [];
+  const decodesFact = (key: string, text: string) => void decodeFact('value', text, splitKey(key).rest);
+  const decodesCheckpoint = (key: string, text: string) => void decodeCheckpoint('value', text, splitKey(key).rest);
+  removed.push(...(await removeDamaged(db, subs.fact, decodesFact)));
+  removed.push(...(await removeDamaged(db, subs.hist, decodesFact)));
+  removed.push(...(await removeDamaged(db, subs.ckpt, decodesCheckpoint)));
+  const old = await oldCounters(subs);
+  await guard('drop the derived records', async () => {
+    await db.batch([{ type: 'del', key: subs.meta.fullKey('index') }], { sync: true });
+    await Promise.all([subs.stats.clear(), subs.dedup.clear()]);
+  });
+  await rebuildDedup(db, subs);
+  await ensureIndex(db, subs, true, logger);
+  const fresh = await oldCounters(subs);
+  const agents = [...new Set([...old.keys(), ...fresh.keys()])].sort();
+  return { removed, counts: agents.map((agentId) => ({ agentId, before: old.get(agentId), after: fresh.get(agentId) })) };
 }
 
 /**
- * Puts back a layout record the damage took, as the records show it: a
- * store whose records are not sealed is layout 1 (and is sealed next),
- * so that none of them is taken for damaged and removed.
+ * Puts back a layout record the damage took or broke, as the records show
+ * it: a store whose records are not sealed is layout 1 (and is sealed
+ * next), so that none of them is taken for damaged and removed.
  */
 async function restoreLayout(db: Db, subs: Sublevels): Promise<void> {
-  if ((await guard('read the store layout', () => subs.meta.raw.get('layout'))) !== undefined) return;
+  const stored = await guard('read the store layout', () => subs.meta.raw.get('layout'));
+  if (stored === '1' || (stored !== undefined && unseal(subs.meta.fullKey('layout'), stored) !== undefined)) return;
+  let layout = subs.meta.seal('layout', LayoutVersion);
   for (const sublevel of [subs.fact, subs.hist, subs.ckpt]) {
     const iterator = sublevel.raw.iterator({});
     const [first] = await guard(`read the ${sublevel.name} records`, () => iterator.nextv(1)).finally(() => iterator.close());
     if (first === undefined) continue;
-    if (!first[1].startsWith('~')) await guard('write the store layout', () => db.batch([{ type: 'put', key: subs.meta.fullKey('layout'), value: '1' }], { sync: true }));
-    return;
+    if (!first[1].startsWith('~')) layout = '1';
+    break;
   }
+  await guard('write the store layout', () => db.batch([{ type: 'put', key: subs.meta.fullKey('layout'), value: layout }], { sync: true }));
 }
 
 /** Whether a record's checksum holds and its payload decodes; the reason it does not, otherwise. */

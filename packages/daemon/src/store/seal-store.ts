@@ -1,4 +1,4 @@
-import { storageError } from '../errors.js';
+import { DaemonError, DaemonErrorCodes, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type BatchOp, type Db, type Sublevels, guard } from './context.js';
 import { LayoutVersion } from './keys.js';
@@ -23,7 +23,9 @@ const PROGRESS_EVERY = 100_000;
 export async function checkLayout(db: Db, subs: Sublevels, sync: boolean, created: boolean, logger: Logger): Promise<void> {
   const stored = await guard('read the store layout', () => subs.meta.raw.get('layout'));
   if (stored === undefined) {
-    if (!created) throw storageError('cannot use the store', new Error('it holds files but no layout record: run memoryd --verify'));
+    if (!created) {
+      throw new DaemonError(DaemonErrorCodes.StoreDamaged, 'the store holds files but no layout record; run memoryd --repair (it copies the store first)');
+    }
     await writeLayout(db, subs, sync);
     return;
   }

@@ -1,5 +1,5 @@
 import { compareCodePoints } from '../search/resident-index.js';
-import type { KeyRange } from './keys.js';
+import { type KeyRange, wellFormedKey } from './keys.js';
 import { damagedRecord, seal, unseal } from './record-seal.js';
 
 /** A sublevel of the root database with UTF-8 keys and values (see context.ts). */
@@ -110,17 +110,16 @@ const ALL_CHUNK = 1000;
  * read and checked too: a damaged key that sorts past the bound would
  * otherwise end the range there, silently dropping every entry after it
  * (classic-level stops at the first key out of range). That entry fails
- * the read only if its key still begins as the range's keys all do (the
- * agent's, the term's): a damaged record of the next agent is that
- * agent's error, not this read's. A read thus touches at most one more
+ * the read only if its key has not the shape of a key of that sublevel
+ * (keys.ts wellFormedKey): a damaged separator or id, most likely one of
+ * this range's keys; a well-formed key is another agent's or term's, and
+ * its damage is that range's error, not this read's. A read thus touches at most one more
  * entry, or one more batch of ≤ 16 KiB, than it returns.
  */
 export class SealedIterator {
   readonly #sublevel: SealedSublevel;
   readonly #raw: RawIterator;
   readonly #beyond: (key: string) => boolean;
-  /** What every key of the range begins with: the common prefix of its bounds. */
-  readonly #own: string;
   #left: number;
   #done = false;
 
@@ -134,7 +133,6 @@ export class SealedIterator {
       ? (key) => (gte !== undefined && compareCodePoints(key, gte) < 0) || (gt !== undefined && compareCodePoints(key, gt) <= 0)
       : (key) => lt !== undefined && compareCodePoints(key, lt) >= 0;
     this.#left = limit === undefined || limit < 0 ? Infinity : limit;
-    this.#own = commonPrefix(gt ?? gte, lt);
   }
 
   /** The next entry `[key, payload]`, or undefined at the end of the range. */
@@ -185,7 +183,7 @@ export class SealedIterator {
     if (this.#done || this.#left <= 0) return undefined;
     if (this.#beyond(key)) {
       this.#done = true;
-      if (key.startsWith(this.#own)) this.#sublevel.open(key, stored);
+      if (!wellFormedKey(this.#sublevel.name, key)) this.#sublevel.open(key, stored);
       return undefined;
     }
     this.#left--;
@@ -193,10 +191,3 @@ export class SealedIterator {
   }
 }
 
-/** The longest common prefix of two bounds; empty when either is missing. */
-function commonPrefix(a: string | undefined, b: string | undefined): string {
-  if (a === undefined || b === undefined) return '';
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  return a.slice(0, i);
-}

@@ -1,4 +1,4 @@
-import { open, readdir, stat, statfs, unlink } from 'node:fs/promises';
+import { open, readdir, rm, stat, statfs, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const MiB = 1024 * 1024;
@@ -17,6 +17,11 @@ async function bytesNeeded(storeDir: string): Promise<number> {
     if (name.endsWith('.log')) logs += (await stat(join(storeDir, name)).catch(() => ({ size: 0 }))).size;
   }
   return Math.min(MAX_PROBE_BYTES, 2 * logs + MiB);
+}
+
+/** Removes a probe file a daemon killed mid-probe left behind (up to 64 MiB on a disk that was full). */
+export async function clearProbe(dataDir: string): Promise<void> {
+  await rm(join(dataDir, PROBE_NAME), { force: true });
 }
 
 /**

@@ -5,7 +5,7 @@ import { type StoreProblem, inspectStoreFiles } from './level-files/inspect.js';
 import type { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore, StoreCounts } from './memory-store.js';
 import { type OpenStoreOptions, openLevelStore } from './open-store.js';
-import { probeSpace } from './space-probe.js';
+import { clearProbe, probeSpace } from './space-probe.js';
 
 /** The params of a MemoryStore method. */
 type Params<K extends keyof MemoryStore> = Parameters<MemoryStore[K]>[0];
@@ -57,6 +57,7 @@ export class SupervisedStore implements MemoryStore {
   static async open(options: OpenStoreOptions): Promise<SupervisedStore> {
     const supervised = new SupervisedStore(options);
     supervised.#store = await supervised.#openLevel();
+    await clearProbe(options.dataDir).catch((err: unknown) => options.logger.warn('could not remove a leftover space probe', { err }));
     return supervised;
   }
 

@@ -74,7 +74,9 @@ export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
     }
   };
 
-  await scan(subs.meta, () => {});
+  let layout = false;
+  await scan(subs.meta, (key) => void (layout ||= key === 'layout'));
+  if (!layout) problems.push('store metadata "layout" is missing');
   await scan(subs.fact, (key, text) => {
     const { agentId, rest: id } = splitKey(key);
     const fact = decodeFact('value', text, id);

@@ -125,6 +125,29 @@ export function logBatches(file: Buffer): LogBatch[] {
       // Checksums held but the batch does not parse: nothing of it can be trusted.
     }
   }
+  return inSequence(out);
+}
+
+/**
+ * The batches minus dropped ones that do not fit the sequence: LevelDB
+ * numbers writes one after another, so a batch truly dropped between two
+ * kept ones starts at or after the end of the one before and ends by the
+ * start of the one after. A record found inside a damaged one's bytes
+ * (its checksum holding by chance) does not fit, and is left out.
+ */
+function inSequence(batches: LogBatch[]): LogBatch[] {
+  const out: LogBatch[] = [];
+  let floor = 0;
+  for (let i = 0; i < batches.length; i++) {
+    const b = batches[i]!;
+    const end = b.sequence + b.writes.length;
+    if (!b.kept) {
+      const next = batches.slice(i + 1).find((x) => x.kept);
+      if (b.sequence < floor || (next !== undefined && end > next.sequence)) continue;
+    }
+    out.push(b);
+    floor = end;
+  }
   return out;
 }
 

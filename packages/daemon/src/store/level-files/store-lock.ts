@@ -1,7 +1,10 @@
-import { link, mkdtemp, open, rm } from 'node:fs/promises';
+import { link, mkdir, open, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Level } from 'level';
 import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
+
+/** Beside the store dir: where the throwaway LevelDB that holds the lock lives. */
+const LOCK_DIR = '.memoryd-lock';
 
 /** A held LevelDB lock on a store dir; release it after closing anything else opened on the store. */
 export interface StoreLock {
@@ -23,15 +26,17 @@ export interface StoreLock {
  */
 export async function holdStoreLock(storeDir: string, dataDir: string): Promise<StoreLock> {
   const lockFile = join(storeDir, 'LOCK');
+  // One name, not a fresh temp dir: what a killed run left is cleared by the next. A run in
+  // progress loses nothing by it: its open handle keeps its lock, and this one then fails.
+  const dir = join(dirname(storeDir), LOCK_DIR);
+  let db: Level | undefined;
   try {
     await (await open(lockFile, 'a', 0o600)).close();
-  } catch (err) {
-    throw storageError(`cannot lock the store in ${storeDir}`, err);
-  }
-  const dir = await mkdtemp(join(dirname(storeDir), '.memoryd-lock-'));
-  const db = new Level(dir);
-  try {
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { mode: 0o700 });
     await link(lockFile, join(dir, 'LOCK'));
+    // Made only now and opened at once: abstract-level opens a new database by itself on the next tick.
+    db = new Level(dir);
     await db.open({ createIfMissing: true });
   } catch (err) {
     await rm(dir, { recursive: true, force: true });
@@ -41,9 +46,10 @@ export async function holdStoreLock(storeDir: string, dataDir: string): Promise<
     }
     throw storageError(`cannot lock the store in ${storeDir}`, err);
   }
+  const held = db;
   return {
     release: async () => {
-      await db.close();
+      await held.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
