@@ -39,6 +39,8 @@ export const Limits = {
   maxLineBytes: 8 * 1024 * 1024,
   /** Requests in progress per connection. */
   maxInFlightPerConnection: 64,
+  /** Entries of one batch; a longer batch is one -32600 error (id null) and none of it runs. */
+  maxBatchEntries: 64,
   /** Default cap on simultaneous connections. */
   defaultMaxConnections: 256,
 } as const;

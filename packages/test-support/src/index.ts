@@ -11,7 +11,7 @@ export {
   type SpawnOptions,
   startDaemon,
 } from './daemon.js';
-export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, terminate } from './processes.js';
+export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, residentBytes, terminate } from './processes.js';
 export { canConnect, waitFor, withTimeout } from './wait.js';
 export { prng } from './random.js';
 export { fillDisk, mountTmpfs, type Tmpfs } from './tmpfs.js';

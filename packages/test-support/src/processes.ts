@@ -91,3 +91,14 @@ export async function terminate(pid: number, timeoutMs = 5000): Promise<void> {
     throw err;
   }
 }
+
+/** A process's resident memory now and at its peak (Linux `/proc/PID/status`: VmRSS, VmHWM), in bytes. */
+export function residentBytes(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string): number => {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    if (m === null) throw new Error(`no ${field} in /proc/${pid}/status`);
+    return Number(m[1]) * 1024;
+  };
+  return { now: kib('VmRSS'), peak: kib('VmHWM') };
+}

@@ -1,4 +1,4 @@
-import { ErrorCodes } from '@memoryd/protocol';
+import { ErrorCodes, Limits } from '@memoryd/protocol';
 import {
   createJSONRPCErrorResponse,
   JSONRPCErrorException,
@@ -87,6 +87,10 @@ export class RpcDispatcher {
     }
     if (message.length === 0) {
       return JSON.stringify(invalidRequest(null, 'empty batch'));
+    }
+    if (message.length > Limits.maxBatchEntries) {
+      // Every entry would hold a pending request and its response until the whole batch answers.
+      return JSON.stringify(invalidRequest(null, `a batch holds at most ${Limits.maxBatchEntries} entries, this one ${message.length}`));
     }
     const responses = await Promise.all(message.map((entry) => this.handleEntry(entry, runInSlot)));
     const answered = responses.filter((r): r is JSONRPCResponse => r !== null);
