@@ -3,9 +3,10 @@
 // entries, and each of them counts against its connection's 64 requests
 // in progress.
 import assert from 'node:assert/strict';
+import { createConnection, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { DaemonStatus, Limits, MemoryAdd } from '@memoryd/protocol';
-import { cleanupAll, residentBytes, startDaemon, withTimeout } from '@memoryd/test-support';
+import { cleanupAll, residentBytes, startDaemon, waitFor, withTimeout } from '@memoryd/test-support';
 import { assertError, connect } from './helpers/rpc.js';
 
 after(cleanupAll);
@@ -40,5 +41,34 @@ describe('batches', () => {
     hostile.socket.destroy();
     other.socket.destroy();
     await d.stop();
+  });
+});
+
+describe('idle connections', () => {
+  it('1,100 idle connections: 1,024 held, the rest refused with -32011 and one log line, and the daemon serves once they go', async () => {
+    const d = await startDaemon({ logLevel: 'info' });
+    const sockets: Socket[] = [];
+    const refused: string[] = [];
+    try {
+      for (let i = 0; i < 1_100; i++) {
+        const s = createConnection(d.socket);
+        s.setEncoding('utf8').on('data', (text: string) => refused.push(text));
+        s.on('error', () => {});
+        sockets.push(s);
+        await new Promise<void>((resolve, reject) => s.once('connect', resolve).once('error', reject));
+      }
+      await waitFor(() => refused.length >= 1_100 - Limits.defaultMaxConnections, 10_000, 'the connections past the cap refused');
+      assert.equal(refused.length, 1_100 - Limits.defaultMaxConnections);
+      for (const line of refused) assert.equal(JSON.parse(line).error.code, -32011);
+      const lines = d.stderr().split('\n').filter((l) => l.includes('too many connections'));
+      assert.equal(lines.length, 1, 'one warn line, not one per refusal');
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+    const c = await connect(d.socket);
+    await c.ok(DaemonStatus, {});
+    c.socket.destroy();
+    await d.stop();
+    assert.match(d.stderr(), /"connections refused: too many connections".*"refused":75/, 'the count is logged at the stop');
   });
 });

@@ -41,6 +41,10 @@ export const Limits = {
   maxInFlightPerConnection: 64,
   /** Entries of one batch; a longer batch is one -32600 error (id null) and none of it runs. */
   maxBatchEntries: 64,
-  /** Default cap on simultaneous connections. */
-  defaultMaxConnections: 256,
+  /**
+   * Default cap on simultaneous connections: each MCP client session holds
+   * one (through its memoryd-mcp), so this is room for a thousand sessions;
+   * the cap keeps a runaway client from taking the daemon's file descriptors.
+   */
+  defaultMaxConnections: 1024,
 } as const;

@@ -39,7 +39,8 @@ describe('Limits: values are DESIGN.md\'s', () => {
     assert.equal(Limits.exportCursorIdleMs, 60_000);
     assert.equal(Limits.maxLineBytes, 8 * 1024 * 1024);
     assert.equal(Limits.maxInFlightPerConnection, 64);
-    assert.equal(Limits.defaultMaxConnections, 256);
+    assert.equal(Limits.maxBatchEntries, 64);
+    assert.equal(Limits.defaultMaxConnections, 1_024);
   });
 });
 

@@ -5,6 +5,7 @@ import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
 import { BusyPoll } from './busy-poll.js';
 import { Connection } from './connection.js';
+import { RefusalLog } from './refusal-log.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
 
 /** How long closing waits for peers to take their last answers. */
@@ -22,6 +23,7 @@ export class SocketServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
   private readonly busyPoll: BusyPoll;
+  private readonly refusals: RefusalLog;
   private nextId = 1;
   private boundPath: string | undefined;
 
@@ -32,6 +34,7 @@ export class SocketServer {
     busyPollUs: number,
   ) {
     this.busyPoll = new BusyPoll(busyPollUs);
+    this.refusals = new RefusalLog(log, maxConnections);
     // allowHalfOpen: a client may end its side and still read the answer
     // to its last line.
     this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
@@ -77,6 +80,7 @@ export class SocketServer {
    */
   async close(): Promise<void> {
     this.busyPoll.stop();
+    this.refusals.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (this.boundPath !== undefined) {
       // Node unlinks a Unix socket it bound when the server closes; doing it
@@ -97,7 +101,7 @@ export class SocketServer {
 
   private accept(socket: Socket): void {
     if (this.connections.size >= this.maxConnections) {
-      this.log.warn('connection refused: too many connections', { limit: this.maxConnections });
+      this.refusals.refused();
       const error = createJSONRPCErrorResponse(
         null,
         ErrorCodes.Overloaded,
