@@ -44,7 +44,8 @@ export const HELP = `Usage: memoryd [options]
 
 The memoryd daemon: owns the LevelDB store and serves JSON-RPC 2.0 (one JSON
 object per line) on a Unix socket. Runs in the foreground; logs are JSON
-lines on stderr. SIGTERM or SIGINT stop it gracefully.
+lines on stderr. SIGTERM or SIGINT (and SIGHUP, in a terminal) stop it
+gracefully.
 
 Options (each also settable by the environment variable shown):
   --socket PATH           Unix socket to listen on                   [MEMORYD_SOCKET]

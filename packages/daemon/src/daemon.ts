@@ -1,3 +1,4 @@
+import { isatty } from 'node:tty';
 import type { DaemonConfig } from './config.js';
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import type { Logger } from './logger.js';
@@ -100,7 +101,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 }
 
 /**
- * Stops on SIGTERM/SIGINT. Installed before start-up begins, so a signal
+ * Stops on SIGTERM/SIGINT (and SIGHUP in a terminal). Installed before start-up begins, so a signal
  * that arrives while the daemon is still starting (it may already accept
  * connections) still ends in a graceful stop and exit 0: the stop runs as
  * soon as `started` resolves. Exits hard if the stop overruns its deadline.
@@ -116,4 +117,12 @@ export function stopOnSignals(started: Promise<RunningDaemon | undefined>, log: 
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
+  // A terminal that closes sends SIGHUP, whose default kills the daemon mid-write. Away from a
+  // terminal (systemd, launchd, autostart) SIGHUP keeps its default: nothing sends it by accident.
+  if (inTerminal()) process.once('SIGHUP', onSignal);
+}
+
+/** Whether the daemon runs in a terminal (fd 0, 1 or 2 is one), asked without opening process.stdin. */
+function inTerminal(): boolean {
+  return isatty(0) || isatty(1) || isatty(2);
 }
