@@ -94,7 +94,8 @@ describe('tools/list', () => {
       ['checkpoint_save', { agent_id: 'A', checkpoint_id: id, created_at: at }],
       ['checkpoint_resume', { id, created_at: at, state: { a: 1 }, message_count: 3 }],
       ['checkpoint_resume', { agent_id: 'A', found: false }],
-      ['memory_reflect', { action: 'update', agent: 'A', ok: true }],
+      ['memory_reflect', { action: 'update', agent: 'A', ok: true, fact_id: id, superseded_id: id }],
+      ['memory_reflect', { action: 'delete', agent: 'A', ok: true, fact_id: id }],
     ];
     for (const [name, value] of good) s.assertValid(name, value);
     const bad: Array<[string, unknown]> = [
@@ -104,7 +105,10 @@ describe('tools/list', () => {
       ['memory_add', { agent_id: 'A', stored: true, fact_id: id, duplicate: null }],
       ['checkpoint_resume', { agent_id: 'A', found: true }],
       ['checkpoint_resume', { id, created_at: at, message_count: null }],
-      ['memory_reflect', { action: 'merge', agent: 'A', ok: true }],
+      ['memory_reflect', { action: 'merge', agent: 'A', ok: true, fact_id: id }],
+      ['memory_reflect', { action: 'update', agent: 'A', ok: true }],
+      ['memory_reflect', { action: 'update', agent: 'A', ok: true, fact_id: id }],
+      ['memory_reflect', { action: 'delete', agent: 'A', ok: true }],
     ];
     for (const [name, value] of bad) {
       assert.throws(() => s.assertValid(name, value), /fails its outputSchema/, `${name} accepted ${JSON.stringify(value)}`);

@@ -136,17 +136,18 @@ describe('tools in process against a real daemon', () => {
       'memory_reflect',
       await s.call('memory_reflect', { agent_id: agent, action: 'update', fact_id: old, content: 'The office is in Lyon' }),
     );
-    assert.deepEqual(upd.structured, { action: 'update', agent, ok: true });
+    const current = upd.structured['fact_id'] as string;
+    assert.deepEqual(upd.structured, { action: 'update', agent, ok: true, fact_id: current, superseded_id: old });
+    assert.notEqual(current, old);
     assert.equal(upd.text, `Applied update to fact ${old} for agent "reflector".`);
 
     const found = assertSuccess(s, 'memory_search', await s.call('memory_search', { agent_id: agent, query: 'office' }));
     const facts = found.structured['facts'] as Hit[];
     assert.deepEqual(facts.map((f) => f.content), ['The office is in Lyon']);
-    const current = facts[0]!.id;
-    assert.notEqual(current, old);
+    assert.equal(facts[0]!.id, current, 'the returned fact_id is the current fact: the next call can use it');
 
     const del = assertSuccess(s, 'memory_reflect', await s.call('memory_reflect', { agent_id: agent, action: 'delete', fact_id: current }));
-    assert.deepEqual(del.structured, { action: 'delete', agent, ok: true });
+    assert.deepEqual(del.structured, { action: 'delete', agent, ok: true, fact_id: current });
     assert.equal(del.text, `Applied delete to fact ${current} for agent "reflector".`);
     const gone = assertSuccess(s, 'memory_search', await s.call('memory_search', { agent_id: agent, query: 'office' }));
     assert.equal(gone.structured['count'], 0);

@@ -1,7 +1,7 @@
 import { AgentId, Content, MemoryReflect, Ulid } from '@memoryd/protocol';
 import { type Static, Type } from '@sinclair/typebox';
 import { invalidArguments } from '../args.js';
-import { publishSchema } from '../schema.js';
+import { publishUnion } from '../schema.js';
 import { defineTool, failure, quote, success } from './tool.js';
 
 const Action = (description: string) => Type.Union([Type.Literal('update'), Type.Literal('delete')], { description });
@@ -19,21 +19,39 @@ export const MemoryReflectInput = Type.Object({
   } as typeof Content),
 });
 
-/** `structuredContent` of `memory_reflect`. */
-export const MemoryReflectOutput = Type.Object(
-  {
-    action: Action('What was applied: "update" or "delete".'),
-    agent: Type.String({ description: 'The agent id the call was for, as given.' }),
-    ok: Type.Literal(true, { description: 'Always true: the change is stored.' }),
-  },
-  { description: 'The applied change.' },
-);
-/** Typed `structuredContent` of `memory_reflect`. */
-export type MemoryReflectOutput = Static<typeof MemoryReflectOutput>;
+const Agent = Type.String({ description: 'The agent id the call was for, as given.' });
+const Ok = Type.Literal(true, { description: 'Always true: the change is stored.' });
+const FactIdOut = (description: string) => Type.String({ pattern: Ulid.pattern, description });
 
-/** The pinned prose of a reflect. */
-export function reflectProse(out: MemoryReflectOutput, factId: string): string {
-  return `Applied ${out.action} to fact ${factId} for agent ${quote(out.agent)}.`;
+/** `structuredContent` of an update: the new version's id, and the id it replaced. */
+export const MemoryReflectUpdated = Type.Object(
+  {
+    action: Type.Literal('update', { description: 'The fact was updated.' }),
+    agent: Agent,
+    ok: Ok,
+    fact_id: FactIdOut('Id of the new version: the current fact now; pass it to a later memory_reflect.'),
+    superseded_id: FactIdOut('Id of the version it replaced (the fact_id the call gave), kept as history.'),
+  },
+  { description: 'The fact was updated: its new version is a new fact.' },
+);
+
+/** `structuredContent` of a delete. */
+export const MemoryReflectDeleted = Type.Object(
+  {
+    action: Type.Literal('delete', { description: 'The fact was deleted.' }),
+    agent: Agent,
+    ok: Ok,
+    fact_id: FactIdOut('Id of the deleted fact, kept as history.'),
+  },
+  { description: 'The fact was deleted.' },
+);
+
+/** Typed `structuredContent` of `memory_reflect`, one type per action. */
+export type MemoryReflectOutput = Static<typeof MemoryReflectUpdated> | Static<typeof MemoryReflectDeleted>;
+
+/** The pinned prose of a reflect: the fact the call named. */
+export function reflectProse(action: 'update' | 'delete', agent: string, factId: string): string {
+  return `Applied ${action} to fact ${factId} for agent ${quote(agent)}.`;
 }
 
 /** `memory_reflect`: `memory.reflect` with snake_case in and out. */
@@ -44,10 +62,14 @@ export const memoryReflectTool = defineTool({
     "Correct or remove a fact in an agent's long-term memory. Use it when a remembered fact turns out " +
     'wrong or outdated (action "update" with the new content) or should be forgotten (action "delete"); ' +
     'get the fact_id from memory_search first. The old text is kept as history but no longer found by ' +
-    'memory_search. Returns the applied action.',
+    'memory_search. Returns the applied action; an update also returns the new version\'s fact_id, which ' +
+    'later calls use (the old id is then history).',
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   input: MemoryReflectInput,
-  outputSchema: publishSchema(MemoryReflectOutput),
+  outputSchema: publishUnion('The applied change, by action: an update gives the new version\'s fact_id and the superseded_id it replaced; a delete gives the fact_id.', [
+    MemoryReflectUpdated,
+    MemoryReflectDeleted,
+  ]),
   async run(args, { backend }) {
     // Checked here, like every other argument, so the agent reads which of
     // its own arguments is wrong rather than a daemon error.
@@ -60,7 +82,12 @@ export const memoryReflectTool = defineTool({
       factId: args.fact_id,
       ...(args.action === 'update' && args.content !== undefined ? { content: args.content } : {}),
     });
-    const out: MemoryReflectOutput = { action: r.action, agent: args.agent_id, ok: true };
-    return success<MemoryReflectOutput>(out, reflectProse(out, args.fact_id));
+    const prose = reflectProse(r.action, args.agent_id, args.fact_id);
+    if (r.action === 'update') {
+      // The daemon's factId is the old fact and supersededBy the new one (DESIGN.md, memory.reflect).
+      if (r.supersededBy === undefined) throw new Error('memory.reflect update answered without supersededBy');
+      return success<MemoryReflectOutput>({ action: 'update', agent: args.agent_id, ok: true, fact_id: r.supersededBy, superseded_id: r.factId }, prose);
+    }
+    return success<MemoryReflectOutput>({ action: 'delete', agent: args.agent_id, ok: true, fact_id: r.factId }, prose);
   },
 });

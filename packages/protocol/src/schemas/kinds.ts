@@ -68,15 +68,17 @@ TypeRegistry.Set<TText>(TextKind, (schema, value) => {
 
 /**
  * A string measured in UTF-8 bytes or code points. Its JSON Schema shows
- * `type: "string"` with a `maxLength` no stricter than the real rule (a
- * code unit is never more than its UTF-8 bytes) and the rule in words.
+ * `type: "string"` with `minLength` and `maxLength` (which JSON Schema
+ * counts in characters, i.e. code points: exactly a code-point rule, and
+ * never stricter than a byte rule, a code point being 1-4 bytes) and the
+ * rule in words.
  */
 export function Text(options: TextOptions): TText {
   const schema = Type.Unsafe<string>({
     [Kind]: TextKind,
     type: 'string',
     minLength: options.min,
-    maxLength: options.unit === 'bytes' ? options.max : options.max * 2,
+    maxLength: options.max,
     ...(options.notBlank ? { pattern: '\\S' } : {}),
     description: options.description,
   }) as TText;
