@@ -72,3 +72,44 @@ describe('idle connections', () => {
     assert.match(d.stderr(), /"connections refused: too many connections".*"refused":75/, 'the count is logged at the stop');
   });
 });
+
+describe('unfinished lines', () => {
+  it('120 connections each holding 7.9 MiB of a line: the largest are closed past 64 MiB in all, RSS stays under 1 GiB, others are served', async () => {
+    const d = await startDaemon();
+    const chunk = Buffer.alloc(Math.floor(7.9 * 1024 * 1024), 0x61);
+    const sockets: Socket[] = [];
+    const answers: string[] = [];
+    try {
+      for (let i = 0; i < 120; i++) {
+        const s = createConnection(d.socket);
+        s.setEncoding('utf8').on('data', (text: string) => answers.push(text));
+        s.on('error', (err) => assert.fail(`connection ${i}: ${err.message}`));
+        sockets.push(s);
+        await new Promise<void>((resolve) => s.once('connect', resolve));
+        s.write(chunk);
+      }
+      // 64 MiB holds 8 of these lines: the other 112 are told and closed as they grow past it.
+      const lines = () => answers.join('').split('\n').filter((l) => l !== '');
+      await waitFor(() => lines().length >= 112, 60_000, 'the connections past the budget closed');
+      assert.equal(lines().length, 112);
+      for (const text of lines()) {
+        const error = JSON.parse(text) as { id: unknown; error: { code: number; message: string } };
+        assert.equal(error.id, null);
+        assert.equal(error.error.code, -32600);
+        assert.match(error.error.message, /unfinished lines/);
+      }
+      const c = await connect(d.socket);
+      await withTimeout(c.ok(MemoryAdd, { agentId: 'beside', content: 'served beside the unfinished lines' }), 1_000, 'an add beside them');
+      c.socket.destroy();
+      assert.ok(residentBytes(d.pid).peak < GiB, `peak RSS ${residentBytes(d.pid).peak} bytes`);
+    } finally {
+      for (const s of sockets) s.destroy();
+    }
+    // What the budget held is garbage once they close: bounded by the budget, not by what was sent.
+    const c = await connect(d.socket);
+    await c.ok(MemoryAdd, { agentId: 'beside', content: 'served after they closed' });
+    c.socket.destroy();
+    assert.ok(residentBytes(d.pid).now < GiB / 2, `RSS after they closed ${residentBytes(d.pid).now} bytes`);
+    await d.stop();
+  });
+});

@@ -76,15 +76,19 @@ test('a batch counts each of its requests against the 64', async () => {
   const { server, path } = await serve([g.method]);
   const client = await connect(path);
   try {
-    const batch = Array.from({ length: 100 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'test.block' }));
+    // A whole batch (64 entries, the most one may hold) takes all 64 slots: a request sent after it waits.
+    const batch = Array.from({ length: 64 }, (_, i) => ({ jsonrpc: '2.0', id: i, method: 'test.block' }));
     client.sendRaw(JSON.stringify(batch) + '\n');
-    await waitFor(() => g.running() === 64, 5_000, 'the first 64 of the batch to start');
+    await waitFor(() => g.running() === 64, 5_000, 'the 64 of the batch to start');
+    const single = client.request('after', 'test.block');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(g.started(), 64);
+    assert.equal(g.started(), 64, 'the request after the batch waits for a slot');
     g.open();
     const reply = await client.nextMessage();
     assert.ok(Array.isArray(reply));
-    assert.equal(reply.length, 100);
+    assert.equal(reply.length, 64);
+    assert.equal((await single).id, 'after');
+    assert.equal(g.started(), 65);
   } finally {
     g.open();
     await client.close();

@@ -50,6 +50,16 @@ export class LineSplitter {
     return lines;
   }
 
+  /** Drops what is kept and splits nothing more: the caller is closing the stream. */
+  discard(): void {
+    this.overflow();
+  }
+
+  /** Bytes of the line not yet finished (kept until its `\n`). */
+  get pending(): number {
+    return this.size;
+  }
+
   /** The unterminated last line, when the peer ends without `\n` (still a line). */
   end(): string | undefined {
     if (this.overflowed || this.size === 0) return undefined;

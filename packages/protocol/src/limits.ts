@@ -42,6 +42,12 @@ export const Limits = {
   /** Entries of one batch; a longer batch is one -32600 error (id null) and none of it runs. */
   maxBatchEntries: 64,
   /**
+   * Bytes of unfinished lines (read, no `\n` yet) the daemon holds across
+   * all connections (64 MiB); past it, the connection holding the largest
+   * one gets -32600 and is closed.
+   */
+  maxUnfinishedLineBytes: 64 * 1024 * 1024,
+  /**
    * Default cap on simultaneous connections: each MCP client session holds
    * one (through its memoryd-mcp), so this is room for a thousand sessions;
    * the cap keeps a runaway client from taking the daemon's file descriptors.

@@ -4,7 +4,11 @@ import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
 import type { BusyPoll } from './busy-poll.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
+import type { LineBudget } from './line-budget.js';
 import { Semaphore } from './semaphore.js';
+
+/** How long a connection closed for a bad line still reads (and drops) what its peer sends. */
+const DISCARD_MS = 1_000;
 
 /**
  * One client connection. Lines are answered as their requests finish, in
@@ -32,6 +36,7 @@ export class Connection {
     private readonly dispatcher: RpcDispatcher,
     private readonly log: Logger,
     private readonly busyPoll: BusyPoll,
+    private readonly budget: LineBudget,
   ) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
@@ -43,6 +48,7 @@ export class Connection {
     socket.on('close', () => {
       this.closed = true;
       this.queue.length = 0;
+      this.budget.set(this, 0);
       this.settle();
     });
   }
@@ -66,7 +72,19 @@ export class Connection {
       return;
     }
     for (const line of lines) this.queue.push(line);
+    this.budget.set(this, this.splitter.pending);
+    if (this.draining) return;
     this.pump();
+  }
+
+  /** The shared budget of unfinished lines ran out, and this connection held the most. */
+  evict(heldBytes: number): void {
+    this.log.warn('unfinished lines over the budget; closing the connection holding the largest', {
+      conn: this.id,
+      held: heldBytes,
+      budget: Limits.maxUnfinishedLineBytes,
+    });
+    this.fail(`Invalid Request: all connections together may hold ${Limits.maxUnfinishedLineBytes} bytes of unfinished lines; this one held the largest (${heldBytes} bytes)`);
   }
 
   private onEnd(): void {
@@ -78,16 +96,22 @@ export class Connection {
 
   private rejectOverlongLine(): void {
     this.log.warn('line over the limit; closing connection', { conn: this.id, limit: Limits.maxLineBytes });
-    const error = createJSONRPCErrorResponse(
-      null,
-      ErrorCodes.InvalidRequest,
-      `Invalid Request: line longer than ${Limits.maxLineBytes} bytes`,
-    );
+    this.budget.set(this, 0);
+    this.fail(`Invalid Request: line longer than ${Limits.maxLineBytes} bytes`);
+  }
+
+  /** Answers one -32600 with id null, then closes: the rest of the input is never read. */
+  private fail(message: string): void {
+    const error = createJSONRPCErrorResponse(null, ErrorCodes.InvalidRequest, message);
+    this.splitter.discard();
     this.queue.length = 0;
     this.draining = true;
-    this.socket.pause();
-    // Close once the error is out: the rest of the line is never read.
-    this.socket.end(JSON.stringify(error) + '\n', () => this.socket.destroy());
+    this.socket.end(JSON.stringify(error) + '\n');
+    // What the peer still sends is read and dropped for a moment (onData ignores it while
+    // draining): closing on unread input resets the connection, and the peer could lose
+    // the error before reading it. Then the connection goes, whatever the peer does.
+    this.socket.resume();
+    setTimeout(() => this.socket.destroy(), DISCARD_MS).unref();
   }
 
   /** Starts queued lines while slots are free, then decides whether to read on. */

@@ -1,10 +1,11 @@
 import { chmod, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
-import { ErrorCodes } from '@memoryd/protocol';
+import { ErrorCodes, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
 import { BusyPoll } from './busy-poll.js';
 import { Connection } from './connection.js';
+import { LineBudget } from './line-budget.js';
 import { RefusalLog } from './refusal-log.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
 
@@ -24,6 +25,7 @@ export class SocketServer {
   private readonly connections = new Set<Connection>();
   private readonly busyPoll: BusyPoll;
   private readonly refusals: RefusalLog;
+  private readonly lineBudget = new LineBudget(Limits.maxUnfinishedLineBytes);
   private nextId = 1;
   private boundPath: string | undefined;
 
@@ -111,7 +113,7 @@ export class SocketServer {
       socket.end(JSON.stringify(error) + '\n');
       return;
     }
-    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log, this.busyPoll);
+    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log, this.busyPoll, this.lineBudget);
     this.connections.add(conn);
     this.log.debug('connection opened', { conn: conn.id, open: this.connections.size });
     socket.once('close', () => {
