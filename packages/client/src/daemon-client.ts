@@ -1,10 +1,17 @@
 import type { Socket } from 'node:net';
-import { DaemonHello, type MethodDescriptor, type ParamsOf, type ResultOf, validate } from '@memoryd/protocol';
+import { DaemonHello, type MethodDescriptor, type ParamsOf, PROTOCOL_VERSION, type ResultOf, validate } from '@memoryd/protocol';
 import { autostartMayHelp, closedWhileConnecting, DIAL_TIMEOUT_MS, dialWithAutostart } from './autostart.js';
 import { Connection, dial } from './connection.js';
-import { reason, unavailable } from './errors.js';
+import { protocolMismatch, reason, unavailable } from './errors.js';
 import { locateMemoryd } from './locate-memoryd.js';
 import { currentUid, resolveSocketTarget, type SocketTarget, socketRefusal } from './socket-target.js';
+
+/**
+ * The protocol versions this client speaks. A daemon announcing another is
+ * refused with ProtocolMismatch at every connect (so a restarted daemon is
+ * picked up); within a version, skew is handled by capabilities.
+ */
+export const SPOKEN_PROTOCOL_VERSIONS: readonly number[] = [PROTOCOL_VERSION];
 
 /** What `daemon.hello` answers: version, protocol version, capabilities, pid, start time. */
 export type DaemonHelloResult = ResultOf<typeof DaemonHello>;
@@ -183,6 +190,11 @@ export class DaemonClient {
         ...(this.options.clientVersion === undefined ? {} : { clientVersion: this.options.clientVersion }),
       };
       const answer = await conn.request(DaemonHello.method, params, this.requestTimeoutMs);
+      // The version first, whatever else the answer holds: another protocol's hello may differ in any field.
+      const version = (answer as { protocolVersion?: unknown } | null)?.protocolVersion;
+      if (typeof version === 'number' && Number.isInteger(version) && !SPOKEN_PROTOCOL_VERSIONS.includes(version)) {
+        throw protocolMismatch(this.socketPath, version, SPOKEN_PROTOCOL_VERSIONS, this.options.clientName);
+      }
       const checked = validate(DaemonHello.result, answer, 'result');
       if (!checked.ok) {
         throw unavailable(

@@ -19,6 +19,12 @@ export const ClientErrorCodes = {
   Timeout: 'MEMORYD_TIMEOUT',
   /** The connection closed before the answer came. */
   ConnectionLost: 'MEMORYD_CONNECTION_LOST',
+  /**
+   * The daemon speaks a protocol version this client does not
+   * (`daemonProtocol`, `clientProtocols`): restarting it with the matching
+   * memoryd is the fix. The next call says hello again.
+   */
+  ProtocolMismatch: 'MEMORYD_PROTOCOL_MISMATCH',
 } as const;
 
 /** One of {@link ClientErrorCodes}. */
@@ -32,6 +38,10 @@ export interface ClientErrorOptions {
   rpcCode?: number;
   /** The JSON-RPC error's `data`, for {@link ClientErrorCodes.Rpc}. */
   data?: unknown;
+  /** The protocol version the daemon announced, for {@link ClientErrorCodes.ProtocolMismatch}. */
+  daemonProtocol?: number;
+  /** The protocol versions this client speaks, for {@link ClientErrorCodes.ProtocolMismatch}. */
+  clientProtocols?: readonly number[];
 }
 
 /**
@@ -48,6 +58,10 @@ export class ClientError extends Error {
   declare readonly rpcCode?: number;
   /** The daemon's JSON-RPC error `data` (only for `Rpc`, when it sent one). */
   declare readonly data?: unknown;
+  /** The daemon's protocol version (only for `ProtocolMismatch`). */
+  declare readonly daemonProtocol?: number;
+  /** The protocol versions this client speaks (only for `ProtocolMismatch`). */
+  declare readonly clientProtocols?: readonly number[];
 
   constructor(code: ClientErrorCode, message: string, options: ClientErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -55,6 +69,8 @@ export class ClientError extends Error {
     this.code = code;
     if (options.rpcCode !== undefined) this.rpcCode = options.rpcCode;
     if (options.data !== undefined) this.data = options.data;
+    if (options.daemonProtocol !== undefined) this.daemonProtocol = options.daemonProtocol;
+    if (options.clientProtocols !== undefined) this.clientProtocols = options.clientProtocols;
   }
 }
 
@@ -73,4 +89,16 @@ export function unavailable(socketPath: string, cause: Error): ClientError {
 /** A plain Error carrying a one-line reason (and what led to it), used as a cause. */
 export function reason(message: string, cause?: unknown): Error {
   return cause === undefined ? new Error(message) : new Error(message, { cause });
+}
+
+/**
+ * `memoryd at SOCKET speaks protocol N, this CLIENT speaks M` (CLIENT: the
+ * client's name, e.g. memoryd-mcp): a daemon of another protocol version.
+ */
+export function protocolMismatch(socketPath: string, daemonProtocol: number, clientProtocols: readonly number[], clientName = 'client'): ClientError {
+  return new ClientError(
+    ClientErrorCodes.ProtocolMismatch,
+    `memoryd at ${socketPath} speaks protocol ${daemonProtocol}, this ${clientName} speaks ${clientProtocols.join(' or ')}`,
+    { daemonProtocol, clientProtocols },
+  );
 }

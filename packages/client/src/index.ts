@@ -7,6 +7,7 @@ export {
   DaemonClient,
   type DaemonClientOptions,
   type DaemonHelloResult,
+  SPOKEN_PROTOCOL_VERSIONS,
 } from './daemon-client.js';
 export {
   ClientError,

@@ -8,8 +8,16 @@ import { ClientErrorCodes, isClientError } from '@memoryd/client';
  */
 export function failureText(tool: string, err: unknown): string {
   if (isClientError(err, ClientErrorCodes.Unavailable)) return err.message;
-  return `${tool.replace(/_/g, ' ')} error: ${causeOf(err)}`;
+  const name = tool.replace(/_/g, ' ');
+  // The client names itself as the shim told it (memoryd-mcp): its message is the cause as is.
+  if (isClientError(err, ClientErrorCodes.ProtocolMismatch)) return `${name} error: ${err.message}\n${PROTOCOL_HINT}`;
+  return `${name} error: ${causeOf(err)}`;
 }
+
+/** What to do about a daemon of another protocol version: the same remedy as any version skew. */
+export const PROTOCOL_HINT =
+  'hint: restart the memory daemon with the memoryd binary of this memoryd-mcp\'s release ' +
+  '(stop it with SIGTERM or its daemon.shutdown method; the next call starts the new one).';
 
 /** The message of an error, or the value in words when something else was thrown. */
 export function causeOf(err: unknown): string {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { after, afterEach, describe, test } from 'node:test';
 import { cleanupAll, tempDir, trackCloser } from '@memoryd/test-support';
 import { assertFailure, inProcess, overStdio, type Session } from './helpers/mcp.js';
-import { type FakeDaemon, oldNotFoundMessage, startOldDaemon } from './helpers/fake-daemon.js';
+import { type FakeDaemon, oldNotFoundMessage, startFakeDaemon, startOldDaemon } from './helpers/fake-daemon.js';
 
 // DESIGN.md "Version skew": a new shim facing a daemon without
 // `reportNotFound` gets -32004 for a missing checkpoint. That is an
@@ -56,4 +56,42 @@ describe('a new shim and an old daemon', () => {
     const text = assertFailure(await s.call('checkpoint_resume', { agent_id: 'A' }));
     assert.equal(text, `checkpoint resume error: ${oldNotFoundMessage('A')}`);
   });
+});
+
+describe('a daemon of another protocol version', () => {
+  after(cleanupAll);
+  const TOOLS: Array<[string, Record<string, unknown>]> = [
+    ['memory_search', { agent_id: 'A', query: 'q' }],
+    ['memory_add', { agent_id: 'A', content: 'c' }],
+    ['checkpoint_save', { agent_id: 'A', state: {} }],
+    ['checkpoint_resume', { agent_id: 'A' }],
+    ['memory_reflect', { agent_id: 'A', action: 'delete', fact_id: '01ARZ3NDEKTSV4RRFFQ69G5FAV' }],
+  ];
+
+  for (const version of [0, 99]) {
+    test(`protocol ${version}: every tool says so with the restart hint, sends nothing else, and the shim picks up a restarted daemon`, async () => {
+      const socket = join(tempDir(), 'other.sock');
+      const other = await startFakeDaemon(socket, ['reportNotFound'], () => ({ error: { code: -32601, message: 'method not found' } }), version);
+      const s = await overStdio(['--socket', socket, '--no-autostart']);
+      try {
+        for (const [name, args] of TOOLS) {
+          const lines = assertFailure(await s.call(name, args)).split('\n');
+          assert.equal(lines[0], `${name.replace(/_/g, ' ')} error: memoryd at ${socket} speaks protocol ${version}, this memoryd-mcp speaks 1`);
+          assert.match(lines[1]!, /^hint: restart the memory daemon/);
+        }
+        assert.deepEqual([...new Set(other.received.map((r) => r.method))], ['daemon.hello'], 'only hello is sent, once per call');
+        assert.equal(other.received.length, TOOLS.length);
+        // A daemon of this protocol in its place: the next call says hello again and goes through.
+        await other.close();
+        const same = await startFakeDaemon(socket, ['reportNotFound'], (req) =>
+          req.method === 'memory.add' ? { result: { factId: '01ARZ3NDEKTSV4RRFFQ69G5FAV', createdAt: '2026-12-03T12:00:00.000Z' } } : { error: { code: -32601, message: 'no' } },
+        );
+        trackCloser(() => same.close());
+        const r = await s.call('memory_add', { agent_id: 'A', content: 'c' });
+        assert.notEqual(r.isError, true, JSON.stringify(r));
+      } finally {
+        await s.close();
+      }
+    });
+  }
 });

@@ -21,13 +21,15 @@ export interface FakeDaemon {
 /**
  * A stand-in daemon for what the real one cannot be made to do on cue (be
  * old, die in the middle of a call): NDJSON JSON-RPC 2.0 on a Unix socket,
- * like the real one. `daemon.hello` announces `capabilities`; every other
- * request gets `reply(request, index)`, index counting from 0 per method.
+ * like the real one. `daemon.hello` announces `capabilities` and
+ * `protocolVersion`; every other request gets `reply(request, index)`,
+ * index counting from 0 per method.
  */
 export async function startFakeDaemon(
   socketPath: string,
   capabilities: string[],
   reply: (req: Received, index: number) => Reply,
+  protocolVersion: unknown = 1,
 ): Promise<FakeDaemon> {
   const received: Received[] = [];
   const counts = new Map<string, number>();
@@ -51,7 +53,7 @@ export async function startFakeDaemon(
         counts.set(req.method, index + 1);
         const out: Reply =
           req.method === 'daemon.hello'
-            ? { result: { daemonVersion: '0.0.1', protocolVersion: 1, capabilities, pid: process.pid, startedAt: new Date().toISOString() } }
+            ? { result: { daemonVersion: '0.0.1', protocolVersion, capabilities, pid: process.pid, startedAt: new Date().toISOString() } }
             : reply(req, index);
         if (out === 'drop') {
           conn.destroy();
