@@ -1,7 +1,9 @@
 import { spawn } from 'node:child_process';
+import { closeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type AutostartLog, autostartLogPath, openAutostartLog, startFailure } from './autostart-log.js';
 import { dial } from './connection.js';
 import { ClientError, ClientErrorCodes, reason, unavailable } from './errors.js';
 import type { MemorydCommand } from './locate-memoryd.js';
@@ -38,13 +40,22 @@ export interface AutostartPlan {
   stillWanted: () => boolean;
 }
 
-/** One spawned daemon, as far as we can observe it (stdio is ignored). */
+/** One spawned daemon, as far as we can observe it: its exit, and its log. */
 interface Started {
   /** Set when it exited (code or signal) or could not be run at all. */
   ended?: string;
   /** Set when it could not be run at all (spawn's 'error'). */
   spawnError?: Error;
+  /** Where its stderr goes, when the log could be opened. */
+  log?: AutostartLog;
 }
+
+/**
+ * Daemon codes saying another daemon owns the data dir or the socket: the
+ * one that is starting (or stopping) wins, so waiting, or starting again,
+ * can still end in a connection. Any other failure will not mend itself.
+ */
+const ANOTHER_DAEMON = new Set(['MEMORYD_DATA_DIR_LOCKED', 'MEMORYD_SOCKET_IN_USE']);
 
 /**
  * Starts memoryd detached: its own session, no stdio (the shim's stdout
@@ -55,8 +66,16 @@ interface Started {
 function startMemoryd(plan: AutostartPlan): Started {
   const args = [...plan.command.args, '--socket', resolve(plan.socketPath)];
   if (plan.dataDir) args.push('--data-dir', resolve(plan.dataDir));
-  const started: Started = {};
-  const child = spawn(plan.command.command, args, { detached: true, stdio: 'ignore', env: plan.env, cwd: '/' });
+  const log = openAutostartLog(autostartLogPath(plan.env));
+  const started: Started = log === undefined ? {} : { log };
+  const stderr = log?.fd ?? 'ignore';
+  let child;
+  try {
+    child = spawn(plan.command.command, args, { detached: true, stdio: ['ignore', 'ignore', stderr], env: plan.env, cwd: '/' });
+  } finally {
+    // The daemon has its own copy of the fd.
+    if (log !== undefined) closeSync(log.fd);
+  }
   child.once('error', (err) => {
     started.spawnError = err;
     started.ended = `cannot run ${plan.command.command}: ${err.message}`;
@@ -92,14 +111,22 @@ export async function dialWithAutostart(plan: AutostartPlan): Promise<Socket> {
     } catch (err) {
       lastError = err;
     }
+    if (current.ended !== undefined) {
+      // It exited, and nothing answers: unless another daemon holds what it needed, say why at once.
+      const failure = current.log === undefined ? undefined : startFailure(current.log);
+      const lost = failure?.code !== undefined && ANOTHER_DAEMON.has(failure.code);
+      if (!lost && failure?.reason !== undefined) throw unavailable(plan.socketPath, reason(failure.reason, lastError));
+      if (spawns < MAX_SPAWNS) {
+        current = startMemoryd(plan);
+        spawns += 1;
+        continue;
+      }
+    }
     if (Date.now() >= deadline) {
-      const detail = current.ended === undefined ? '' : ` (${current.ended})`;
+      const failure = current.ended === undefined || current.log === undefined ? undefined : startFailure(current.log).reason;
+      const detail = current.ended === undefined ? '' : ` (${failure ?? current.ended})`;
       const why = `no daemon answered within ${plan.startTimeoutMs} ms of autostart${detail}`;
       throw unavailable(plan.socketPath, reason(why, lastError));
-    }
-    if (current.ended !== undefined && spawns < MAX_SPAWNS) {
-      current = startMemoryd(plan);
-      spawns += 1;
     }
   }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
@@ -155,6 +155,28 @@ describe('autostart', () => {
     const client = new DaemonClient({ socket: join(tmp, 'd.sock'), memorydBin: fake.bin, autostart: false, env: cleanEnv() });
     await assert.rejects(withTimeout(client.connect(), 5_000, 'connect'), (e: unknown) => isClientError(e, ClientErrorCodes.Unavailable));
     assert.equal(fake.runs().length, 0);
+    await client.close();
+  });
+});
+
+describe('autostart tells why a start failed', () => {
+  it('a data dir that cannot be made: the daemon\'s own reason, at once, and in the autostart log', async () => {
+    const tmp = tempDir();
+    const file = join(tmp, 'file');
+    writeFileSync(file, 'not a directory');
+    const env = cleanEnv();
+    const client = new DaemonClient({ socket: join(tmp, 'd.sock'), dataDir: join(file, 'data'), memorydBin: DAEMON_BIN, env, startTimeoutMs: START_TIMEOUT_MS });
+    const started = Date.now();
+    const err = await withTimeout(client.connect(), START_TIMEOUT_MS, 'the failed autostart').then(
+      () => assert.fail('connected'),
+      (e: unknown) => e,
+    );
+    const took = Date.now() - started;
+    assert.ok(isClientError(err, ClientErrorCodes.Unavailable), String(err));
+    assert.match(err.message, new RegExp(`^memory daemon unavailable at .*d\\.sock: memoryd could not start: cannot create data dir .*: ENOTDIR: not a directory, mkdir '`));
+    assert.ok(took < 2_000, `told in ${took} ms, not after the whole start timeout`);
+    const log = readFileSync(join(env['XDG_STATE_HOME']!, 'memoryd', 'memoryd.log'), 'utf8');
+    assert.match(log, /memoryd: cannot start: cannot create data dir .*ENOTDIR/);
     await client.close();
   });
 });

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir, trackPid, untrackPid } from './cleanup.js';
@@ -17,7 +18,8 @@ const EXIT_WAIT_MS = 5_000;
 
 /**
  * process.env without a developer's memoryd config or a socket-activation
- * environment, plus `overrides` (`undefined` removes a variable).
+ * environment, with XDG_STATE_HOME in a temp dir (where an autostarted
+ * daemon logs), plus `overrides` (`undefined` removes a variable).
  */
 export function cleanEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -25,11 +27,22 @@ export function cleanEnv(overrides: Record<string, string | undefined> = {}): Re
     if (v === undefined || k.startsWith('MEMORYD_') || k.startsWith('LISTEN_') || k === 'NOTIFY_SOCKET') continue;
     env[k] = v;
   }
+  // An autostarted daemon logs under XDG_STATE_HOME: a test's go to a temp dir, not the developer's.
+  env['XDG_STATE_HOME'] = testStateHome();
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete env[k];
     else env[k] = v;
   }
   return env;
+}
+
+let stateHome: string | undefined;
+
+/** This process's XDG_STATE_HOME for what it starts (a temp dir, made on first use). */
+export function testStateHome(): string {
+  // cleanupAll removes it with the other temp dirs: a later test gets a new one.
+  if (stateHome === undefined || !existsSync(stateHome)) stateHome = tempDir('mst-');
+  return stateHome;
 }
 
 /** Where a test's daemon lives: a socket and a data dir in a fresh temp dir. */

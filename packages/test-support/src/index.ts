@@ -10,6 +10,7 @@ export {
   spawnDaemon,
   type SpawnOptions,
   startDaemon,
+  testStateHome,
 } from './daemon.js';
 export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, residentBytes, terminate } from './processes.js';
 export { canConnect, waitFor, withTimeout } from './wait.js';

@@ -57,7 +57,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (err) {
     const known = err instanceof DaemonError && err.code !== DaemonErrorCodes.Storage;
     if (!known) log.error('start failed', { err });
-    else log.debug('start failed', { err });
+    // The code, for whoever reads the log (an autostarting client tells another daemon's win from a failure).
+    else log.warn('start failed', { code: err.code, reason: err.message });
     process.stderr.write(`memoryd: cannot start: ${(err as Error).message}\n`);
     exit(EXIT_FAILURE);
     return;
