@@ -6,6 +6,7 @@ import { daemonMethods } from './methods.js';
 import { RpcDispatcher } from './server/rpc-dispatcher.js';
 import { takeActivationFd } from './server/socket-activation.js';
 import { claimSocketPath, prepareSocketDir } from './server/socket-file.js';
+import { claimSocketLock } from './server/socket-lock.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
 import type { MemoryStore } from './store/memory-store.js';
 import { openStore } from './store/supervised-store.js';
@@ -34,13 +35,21 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   const activationFd = takeActivationFd(process.env, process.pid);
   const target: ListenTarget = activationFd === undefined ? { path: config.socket } : { fd: activationFd, path: config.socket };
   if (activationFd === undefined) await prepareSocketDir(config.socket, config.socketExplicit);
+  // The socket first, the store after: of daemons racing for one socket, the losers touch no store.
+  const socketLock = await claimSocketLock(config.socket);
 
-  const store: MemoryStore = await openStore({
-    dataDir: config.dataDir,
-    sync: config.sync,
-    logger: log,
-    exportCursorTtlMs: config.exportCursorTtlMs,
-  });
+  let store: MemoryStore;
+  try {
+    store = await openStore({
+      dataDir: config.dataDir,
+      sync: config.sync,
+      logger: log,
+      exportCursorTtlMs: config.exportCursorTtlMs,
+    });
+  } catch (err) {
+    await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
+    throw err;
+  }
 
   let server: SocketServer | undefined;
   let stopping: Promise<void> | undefined;
@@ -54,6 +63,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
         await server?.close();
       } finally {
         await store.close();
+        // After the socket is gone: until then, another daemon must not claim it.
+        await socketLock.release().catch((err: unknown) => log.warn('releasing the socket lock failed', { err }));
         log.info('stopped', { reason });
         resolveStopped();
       }
@@ -79,6 +90,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     await server.listen(target);
   } catch (err) {
     await store.close().catch((closeErr: unknown) => log.warn('closing the store failed', { err: closeErr }));
+    await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
     if (err instanceof DaemonError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {

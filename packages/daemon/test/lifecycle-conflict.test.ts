@@ -9,7 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DaemonHello, MemoryAdd, MemoryList } from '@memoryd/protocol';
-import { canConnect, cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, tempDir, waitFor, withTimeout } from '@memoryd/test-support';
+import { canConnect, cleanupAll, type DaemonHandle, pidsMentioning, spawnDaemon, startDaemon, tempDir, waitFor, withTimeout } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
 
 after(cleanupAll);
@@ -88,6 +88,32 @@ describe('a second daemon', () => {
     assert.equal(existsSync(otherSocket), false, 'the loser leaves no socket file');
     await assertStillServes(first);
     assert.deepEqual(await first.stop(), { code: 0, signal: null });
+  });
+
+  it('six daemons started at once on one stale socket with six data dirs: exactly one serves, the rest exit naming the socket (5 trials)', async () => {
+    for (let trial = 0; trial < 5; trial++) {
+      const dir = tempDir();
+      const socket = join(dir, 'race.sock');
+      // A stale socket file: its daemon was killed and never removed it.
+      const killed = await startDaemon({ socket, dataDir: join(dir, 'killed') });
+      await killed.kill();
+      assert.equal(existsSync(socket), true, 'the killed daemon left its socket file');
+      const racers = await Promise.all(Array.from({ length: 6 }, (_, i) => spawnDaemon({ socket, dataDir: join(dir, `data-${i}`), wait: 'none' })));
+      await waitFor(() => racers.filter((r) => r.exit() !== undefined).length >= 5, 20_000, `five of six racers to give up (trial ${trial})`);
+      const alive = racers.filter((r) => r.exit() === undefined);
+      assert.equal(alive.length, 1, `exactly one daemon left running (trial ${trial})`);
+      const winner = alive[0]!;
+      for (const loser of racers.filter((r) => r !== winner)) {
+        assert.equal(loser.exit()?.code, 1, loser.stderr());
+        assert.match(loser.lastStderrLine(), new RegExp(`^memoryd: cannot start: socket ${socket.replace(/[.]/g, '\\.')} `));
+      }
+      await waitFor(() => canConnect(socket), 10_000, 'the winner to listen');
+      const c = await connect(socket);
+      assert.equal((await c.ok(DaemonHello, {})).pid, winner.pid, 'the one left running answers');
+      c.socket.destroy();
+      assert.deepEqual(await winner.stop(), { code: 0, signal: null });
+      assert.deepEqual(pidsMentioning('memoryd.js', socket), [], 'no orphan');
+    }
   });
 
   it('two daemons started at once on one data dir and socket end with exactly one serving', async () => {
