@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
 import { DaemonStatus, MemoryAdd, MemorySearch } from '@memoryd/protocol';
 import { canConnect, cleanEnv, cleanupAll, DAEMON_BIN, isAlive, processes, tempDir, trackPid, waitFor, withTimeout } from '@memoryd/test-support';
@@ -178,5 +180,34 @@ describe('autostart tells why a start failed', () => {
     const log = readFileSync(join(env['XDG_STATE_HOME']!, 'memoryd', 'memoryd.log'), 'utf8');
     assert.match(log, /memoryd: cannot start: cannot create data dir .*ENOTDIR/);
     await client.close();
+  });
+});
+
+describe('autostart into a data dir the user may not write', () => {
+  it('EACCES, named within 2 s (run as nobody: root may write anywhere)', async (t) => {
+    const nobody = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+    const clientJs = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+    if (process.getuid?.() !== 0) return t.skip('needs root, to run the client as nobody');
+    const readable = spawnSync('setpriv', [...nobody, process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(clientJs)}); require('fs').accessSync(${JSON.stringify(DAEMON_BIN)})`]);
+    if (readable.error !== undefined || readable.status !== 0) return t.skip('setpriv missing, or nobody cannot read this checkout');
+    const tmp = tempDir();
+    chmodSync(tmp, 0o755);
+    const locked = join(tmp, 'locked');
+    const mine = join(tmp, 'mine');
+    mkdirSync(locked, { mode: 0o700 });
+    mkdirSync(mine, { mode: 0o700 });
+    chownSync(mine, 65534, 65534);
+    const script = `
+      import { DaemonClient } from ${JSON.stringify(clientJs)};
+      const client = new DaemonClient({ socket: ${JSON.stringify(join(mine, 'd.sock'))}, dataDir: ${JSON.stringify(join(locked, 'data'))},
+        memorydBin: ${JSON.stringify(DAEMON_BIN)}, env: { ...process.env, HOME: ${JSON.stringify(mine)}, XDG_STATE_HOME: ${JSON.stringify(join(mine, 'state'))} } });
+      const started = Date.now();
+      try { await client.connect(); console.log(JSON.stringify({ connected: true })); }
+      catch (err) { console.log(JSON.stringify({ ms: Date.now() - started, message: err.message })); }
+      await client.close();`;
+    const run = spawnSync('setpriv', [...nobody, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    const out = JSON.parse(run.stdout.trim().split('\n').at(-1) ?? '{}') as { ms?: number; message?: string };
+    assert.match(out.message ?? run.stderr, /: memoryd could not start: cannot create data dir .*: EACCES: permission denied, mkdir '/);
+    assert.ok((out.ms ?? Infinity) < 2_000, `named in ${out.ms} ms`);
   });
 });
