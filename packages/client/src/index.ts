@@ -16,3 +16,16 @@ export {
   type ClientErrorOptions,
   isClientError,
 } from './errors.js';
+// The connection flags are also `@memoryd/client/args`, which loads nothing else (a bin's --help stays quick).
+export {
+  CONNECTION_HELP,
+  CONNECTION_OPTIONS,
+  type ConnectionFlags,
+  connectionFromArgs,
+  envValue,
+  MEMORYD_BIN_HELP,
+  truthy,
+  UsageError,
+  usageText,
+} from './connection-args.js';
+export { autostartLogPath } from './autostart-log.js';

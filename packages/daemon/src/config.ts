@@ -140,7 +140,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       },
     });
   } catch (err) {
-    throw usage(`${(err as Error).message} (see memoryd --help)`);
+    throw usage((err as Error).message);
   }
   const v = parsed.values;
   if (v.help) return { kind: 'help' };

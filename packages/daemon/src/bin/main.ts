@@ -20,7 +20,8 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     invocation = parseInvocation(argv, process.env);
   } catch (err) {
-    process.stderr.write(`memoryd: ${(err as Error).message}\n`);
+    // The usage line of every bin (@memoryd/client's usageText): the reason, and where help is.
+    process.stderr.write(`memoryd: ${(err as Error).message} (see memoryd --help)\n`);
     process.exitCode = EXIT_USAGE;
     return;
   }

@@ -1,3 +1,4 @@
+import { usageText } from '@memoryd/client/args';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { HELP, type Invocation, parseInvocation } from '../config.js';
 import { LazyBackend } from '../lazy-backend.js';
@@ -21,7 +22,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     invocation = parseInvocation(argv, process.env);
   } catch (err) {
-    process.stderr.write(`memoryd-mcp: ${(err as Error).message}\nRun memoryd-mcp --help for usage.\n`);
+    process.stderr.write(usageText('memoryd-mcp', (err as Error).message));
     process.exitCode = EXIT_USAGE;
     return;
   }
@@ -36,14 +37,7 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   const { config } = invocation;
   // The client (and the protocol schemas) load on the first tool call.
-  const client = new LazyBackend({
-    ...(config.socket !== undefined ? { socket: config.socket } : {}),
-    ...(config.dataDir !== undefined ? { dataDir: config.dataDir } : {}),
-    autostart: config.autostart,
-    clientName: 'memoryd-mcp',
-    clientVersion: SHIM_VERSION,
-    env: process.env,
-  });
+  const client = new LazyBackend({ ...config.connection, clientName: 'memoryd-mcp', clientVersion: SHIM_VERSION });
   const server = createShimServer({ backend: client, resumeOnMissing: config.resumeOnMissing });
 
   let closing = false;
