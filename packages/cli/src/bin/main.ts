@@ -1,0 +1,83 @@
+import { DaemonClient } from '@memoryd/client';
+import { CONNECTION_HELP, MEMORYD_BIN_HELP, UsageError, usageText } from '@memoryd/client/args';
+import type { CommandContext } from '../command.js';
+import { COMMANDS } from '../commands/all.js';
+import { Exit, exitCodeOf } from '../exit-codes.js';
+import { type Invocation, parseInvocation } from '../global-args.js';
+import { CLI_VERSION } from '../version.js';
+
+/** `memoryctl --help`. */
+export const HELP = `Usage: memoryctl [options] COMMAND [ARGS]
+
+Drives the memoryd daemon from the shell and from scripts, starting it when
+none answers (like memoryd-mcp). Human output is a table or plain lines;
+--json prints exactly one JSON document on stdout (export aside, which
+writes the export file format). Every command has --help.
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(13)}${c.summary}`).join('\n')}
+
+Options (each also settable by the environment variable shown):
+${CONNECTION_HELP}
+  --json                       one JSON document on stdout
+  -h, --help                   print this help (or a command's) and exit
+  -V, --version                print the version and exit
+
+Environment only:
+${MEMORYD_BIN_HELP}
+
+Exit codes: 0 done; 1 the daemon answered with an error (or an import
+rejected some lines, after importing the rest); 2 usage; 3 no daemon
+reachable; 4 not found.
+`;
+
+/** Commands that must never start a daemon: stopping one that is not there is not a reason to start it. */
+const NEVER_START = new Set(['stop']);
+
+/** The `memoryctl` command; sets the exit code. */
+export async function main(argv: readonly string[]): Promise<void> {
+  let inv: Invocation;
+  try {
+    inv = parseInvocation(argv, process.env);
+  } catch (err) {
+    process.stderr.write(usageText('memoryctl', (err as Error).message));
+    process.exitCode = Exit.usage;
+    return;
+  }
+  if (inv.kind === 'help') return void process.stdout.write(HELP);
+  if (inv.kind === 'version') return void process.stdout.write(`memoryctl ${CLI_VERSION}\n`);
+  const command = COMMANDS.find((c) => c.name === inv.command);
+  if (command === undefined) {
+    process.stderr.write(usageText('memoryctl', `unknown command ${JSON.stringify(inv.command)}`));
+    process.exitCode = Exit.usage;
+    return;
+  }
+  let client: DaemonClient | undefined;
+  const ctx: CommandContext = {
+    argv: inv.argv,
+    json: inv.json,
+    client: () =>
+      (client ??= new DaemonClient({
+        ...inv.connection,
+        ...(NEVER_START.has(command.name) ? { autostart: false } : {}),
+        clientName: 'memoryctl',
+        clientVersion: CLI_VERSION,
+      })),
+    out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => process.stderr.write(`${text}\n`),
+    stderrIsTTY: process.stderr.isTTY === true,
+  };
+  try {
+    process.exitCode = await command.run(ctx);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(usageText(`memoryctl ${command.name}`, err.message));
+      process.exitCode = Exit.usage;
+    } else {
+      process.stderr.write(`memoryctl: ${(err as Error).message}\n`);
+      process.exitCode = exitCodeOf(err);
+    }
+  } finally {
+    await client?.close();
+  }
+}

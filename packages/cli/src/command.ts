@@ -1,0 +1,29 @@
+import type { DaemonClient } from '@memoryd/client';
+
+/** What a command gets: its own arguments, the daemon, and where to print. */
+export interface CommandContext {
+  /** The command's arguments, after the command word. */
+  argv: string[];
+  /** `--json`: exactly one JSON document on stdout (export aside, which writes its file format). */
+  json: boolean;
+  /** The daemon, connected (and autostarted) on first use. */
+  client(): DaemonClient;
+  /** Writes a line (or lines) to stdout. */
+  out(text: string): void;
+  /** Writes a line to stderr. */
+  err(text: string): void;
+  /** Whether stderr is a terminal (progress bars go there, and only then). */
+  stderrIsTTY: boolean;
+}
+
+/** One memoryctl command. */
+export interface Command {
+  /** The command word. */
+  name: string;
+  /** One line for `memoryctl --help`. */
+  summary: string;
+  /** Its own `--help`: usage, arguments, options. */
+  help: string;
+  /** Runs it; resolves with the exit code (0 done, 1 the daemon answered with an error or lines were rejected). */
+  run(ctx: CommandContext): Promise<number>;
+}

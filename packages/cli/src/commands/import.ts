@@ -1,0 +1,59 @@
+import type { Command } from '../command.js';
+import { commandArgs } from '../args.js';
+import { Exit } from '../exit-codes.js';
+import { type ImportProgress, importSource, importStream } from '../import-file.js';
+import { json } from '../output.js';
+
+/** A progress bar on stderr with the rate and time left, only on a terminal; nothing otherwise. */
+async function progressBar(onTTY: boolean): Promise<{ update(p: ImportProgress): void; stop(): void }> {
+  if (!onTTY) return { update: () => {}, stop: () => {} };
+  const { default: progress } = await import('cli-progress');
+  const started = Date.now();
+  const bar = new progress.SingleBar(
+    { format: 'importing [{bar}] {percentage}% | {records} records | {rate} records/s | ETA {eta_formatted}', stream: process.stderr, hideCursor: true },
+    progress.Presets.shades_classic,
+  );
+  bar.start(100, 0, { records: 0, rate: 0 });
+  return {
+    update: (p) => {
+      const seconds = Math.max(0.001, (Date.now() - started) / 1000);
+      const share = p.totalBytes === undefined || p.totalBytes === 0 ? 0 : Math.min(100, (100 * p.bytes) / p.totalBytes);
+      bar.update(Math.floor(share), { records: p.records, rate: Math.round(p.records / seconds) });
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'import an export file (or stdin), 1,000 records a call: import [FILE]',
+  help: `Usage: memoryctl import [FILE]
+
+Imports an export file (from memoryctl export or backup), or stdin without
+FILE: 1,000 records a call, ids and times kept. A record the agent already
+has is skipped, so importing a file twice adds nothing. Each line that is
+not taken is reported on stderr as "line N: REASON" and the rest is
+imported; the exit code is then 1. A progress bar with the rate and the
+time left shows on a terminal.
+`,
+  async run(ctx) {
+    const a = commandArgs(ctx.argv, {}, ['FILE'], 1);
+    if (a.help) {
+      ctx.out(this.help);
+      return 0;
+    }
+    const [file] = a.positionals as [string | undefined];
+    const { stream, size } = await importSource(file);
+    const bar = await progressBar(ctx.stderrIsTTY && size !== undefined);
+    let outcome;
+    try {
+      outcome = await importStream(ctx.client(), stream, (p) => bar.update(p), size);
+    } finally {
+      bar.stop();
+    }
+    for (const r of outcome.rejected) ctx.err(`line ${r.line}: ${r.reason}`);
+    if (ctx.json) ctx.out(json(outcome));
+    else ctx.out(`Imported ${outcome.imported} records, skipped ${outcome.skipped} already there, rejected ${outcome.rejected.length}.`);
+    return outcome.rejected.length === 0 ? 0 : Exit.failed;
+  },
+};

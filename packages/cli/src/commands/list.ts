@@ -1,0 +1,41 @@
+import { type Fact, MemoryList } from '@memoryd/protocol';
+import type { Command } from '../command.js';
+import { commandArgs, countOption } from '../args.js';
+import { json, oneLine, table } from '../output.js';
+
+/** Facts read per memory.list call. */
+const PAGE = 100;
+
+export const list: Command = {
+  name: 'list',
+  summary: 'an agent\'s current facts, oldest first: list AGENT [--limit N]',
+  help: `Usage: memoryctl list AGENT [--limit N]
+
+Lists AGENT's current facts, oldest first, paging through memory.list.
+
+Options:
+  --limit N   at most N facts (default: all)
+`,
+  async run(ctx) {
+    const a = commandArgs(ctx.argv, { limit: { type: 'string' } }, ['AGENT']);
+    if (a.help) {
+      ctx.out(this.help);
+      return 0;
+    }
+    const [agentId] = a.positionals as [string];
+    const max = countOption(a.values['limit'], '--limit') ?? Infinity;
+    const facts: Fact[] = [];
+    let after: string | undefined;
+    while (facts.length < max) {
+      const limit = Math.min(PAGE, max - facts.length);
+      const page = await ctx.client().call(MemoryList, after === undefined ? { agentId, limit } : { agentId, limit, after });
+      facts.push(...page.facts);
+      if (page.next === undefined) break;
+      after = page.next;
+    }
+    if (ctx.json) ctx.out(json(facts));
+    else if (facts.length === 0) ctx.out(`agent ${JSON.stringify(agentId)} has no facts`);
+    else ctx.out(table(['ID', 'CREATED', 'CONTENT'], facts.map((f) => [f.id, f.createdAt, oneLine(f.content)])));
+    return 0;
+  },
+};

@@ -1,0 +1,31 @@
+import { MemorySearch } from '@memoryd/protocol';
+import type { Command } from '../command.js';
+import { commandArgs, countOption } from '../args.js';
+import { json, oneLine, table } from '../output.js';
+
+export const search: Command = {
+  name: 'search',
+  summary: 'search an agent\'s facts: search AGENT QUERY [--limit N]',
+  help: `Usage: memoryctl search AGENT QUERY [--limit N]
+
+Searches AGENT's current facts for any word of QUERY, best first
+(memory.search).
+
+Options:
+  --limit N   at most N facts, 1-100 (default 10)
+`,
+  async run(ctx) {
+    const a = commandArgs(ctx.argv, { limit: { type: 'string' } }, ['AGENT', 'QUERY']);
+    if (a.help) {
+      ctx.out(this.help);
+      return 0;
+    }
+    const [agentId, query] = a.positionals as [string, string];
+    const limit = countOption(a.values['limit'], '--limit');
+    const { facts } = await ctx.client().call(MemorySearch, { agentId, query, ...(limit === undefined ? {} : { limit }) });
+    if (ctx.json) ctx.out(json(facts));
+    else if (facts.length === 0) ctx.out(`no facts of agent ${JSON.stringify(agentId)} match ${JSON.stringify(query)}`);
+    else ctx.out(table(['ID', 'SCORE', 'CONTENT'], facts.map((f) => [f.id, (f.score ?? 0).toFixed(3), oneLine(f.content)])));
+    return 0;
+  },
+};

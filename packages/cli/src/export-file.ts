@@ -1,0 +1,63 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
+import type { DaemonClient } from '@memoryd/client';
+import { AdminExport } from '@memoryd/protocol';
+
+/** The export file's header line (DESIGN.md, Export and import). */
+export const EXPORT_FORMAT = 'memoryd-export';
+/** The version of the export format this memoryctl writes and reads. */
+export const EXPORT_VERSION = 1;
+/** Records per admin.export page. */
+const PAGE = 1000;
+
+/** Writes a line, waiting when the stream asks to. */
+async function writeLine(stream: Writable, line: string): Promise<void> {
+  if (!stream.write(`${line}\n`)) await once(stream, 'drain');
+}
+
+/**
+ * Writes an export file to `stream`: the header line, then every record of
+ * one consistent snapshot (the daemon's admin.export), one JSON object a
+ * line. Returns how many records it wrote.
+ */
+export async function writeExport(client: DaemonClient, stream: Writable, agentId: string | undefined): Promise<number> {
+  const hello = await client.connect();
+  await writeLine(stream, JSON.stringify({ type: EXPORT_FORMAT, version: EXPORT_VERSION, createdAt: new Date().toISOString(), daemonVersion: hello.daemonVersion }));
+  let count = 0;
+  let page = await client.call(AdminExport, agentId === undefined ? { limit: PAGE } : { agentId, limit: PAGE });
+  for (;;) {
+    for (const record of page.records) await writeLine(stream, JSON.stringify(record));
+    count += page.records.length;
+    if (page.cursor === undefined) return count;
+    page = await client.call(AdminExport, { cursor: page.cursor });
+  }
+}
+
+/**
+ * Writes an export to `path` whole or not at all: into `path.partial`,
+ * synced, then renamed over `path`. A failure leaves no file behind.
+ */
+export async function exportToFile(client: DaemonClient, path: string, agentId: string | undefined): Promise<number> {
+  const partial = `${path}.partial`;
+  const stream = createWriteStream(partial, { mode: 0o600 });
+  try {
+    const count = await writeExport(client, stream, agentId);
+    stream.end();
+    await once(stream, 'close');
+    // On disk before it takes the name: a backup that a crash could leave half-written is no backup.
+    const file = await open(partial, 'r+');
+    try {
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(partial, path);
+    return count;
+  } catch (err) {
+    stream.destroy();
+    await rm(partial, { force: true });
+    throw err;
+  }
+}
