@@ -2,48 +2,42 @@
 // Bundles the compiled shim (packages/mcp/dist/bin/main.js, from `tsc -b`)
 // with everything it imports, the MCP SDK included, into one minified file,
 // packages/mcp/dist/memoryd-mcp.cjs, plus a V8 code cache for it,
-// packages/mcp/dist/memoryd-mcp.v8cache. Every MCP client session spawns a
-// shim, so its start-up is the user's wait: one file instead of hundreds of
-// modules, and compiled code from the cache instead of compiling the SDK
-// again. packages/mcp/bin/memoryd-mcp.js runs the bundle through
-// bin/bundle-loader.js when it is current, else the compiled dist.
+// packages/mcp/dist/memoryd-mcp.v8cache (see scripts/bundle-cjs.mjs). Every
+// MCP client session spawns a shim, so its start-up is the user's wait:
+// one file instead of hundreds of modules, and compiled code from the cache
+// instead of compiling the SDK again. packages/mcp/bin/memoryd-mcp.js runs
+// the bundle through dist/bundle-loader.cjs when it is current, else the
+// compiled dist.
 //
-// The bundle is CommonJS-shaped because only `vm.Script` takes a code cache
-// on Node 20. The cache is made by running the bundle once through an MCP
-// session (initialize, tools/list, two tool calls), so the functions that
-// start-up needs are in it, then checked: V8 must accept it.
+// The cache is made by running the bundle once through an MCP session
+// (initialize, tools/list, two tool calls), so the functions that start-up
+// needs are in it, then checked: V8 must accept it.
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ROOT as root, bundleCjs, checkCodeCache, fail as failWith, runForCodeCache } from './bundle-cjs.mjs';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'packages/mcp/dist');
 const BUNDLE = join(dist, 'memoryd-mcp.cjs');
 const CACHE = join(dist, 'memoryd-mcp.v8cache');
-const { loadBundle } = createRequire(import.meta.url)('../packages/mcp/bin/bundle-loader.js');
 
 if (process.argv[2] === '--write-code-cache') {
   // Child mode: serve one MCP session from a fresh compile, then write the
   // code cache of what ran when the shim exits (stdin closed).
-  const loaded = loadBundle(BUNDLE, CACHE);
-  process.on('exit', () => loaded.writeCodeCache());
-  await loaded.entry.main(process.argv.slice(3));
+  await runForCodeCache(BUNDLE, CACHE, (entry) => entry.main(process.argv.slice(3)));
 } else {
   await bundle();
   await writeCodeCache();
-  if (!loadBundle(BUNDLE, CACHE).cacheAccepted) fail('V8 rejected the code cache just written');
+  checkCodeCache('bundle-shim', BUNDLE, CACHE);
 }
 
 function fail(message) {
-  console.error(`bundle-shim: ${message}`);
-  process.exit(1);
+  failWith('bundle-shim', message);
 }
 
 async function bundle() {
-  const { build } = await import('esbuild');
   // The SDK's Server builds an Ajv instance (Ajv, ajv-formats, fast-uri: a
   // third of the bundle) only to check elicitation answers, and only when it
   // is given no validator of its own. The shim gives it one (it never
@@ -80,29 +74,9 @@ async function bundle() {
       });
     },
   };
-  rmSync(CACHE, { force: true });
   // The ESM bundle of earlier builds: the bin no longer reads it.
   rmSync(join(dist, 'memoryd-mcp.mjs'), { force: true });
-  await build({
-    absWorkingDir: root,
-    entryPoints: ['packages/mcp/dist/bin/main.js'],
-    outfile: BUNDLE,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    minify: true,
-    plugins: [withoutAjv, prebuiltCatalog],
-    // import.meta does not exist in CommonJS: the loader passes the bundle's
-    // URL as __memorydBundleUrl; under a plain require() it comes from
-    // __filename (version.ts and the client's memoryd lookup use it).
-    define: { 'import.meta.url': '__memorydImportMetaUrl' },
-    banner: {
-      js: "var __memorydImportMetaUrl = typeof __memorydBundleUrl === 'string' ? __memorydBundleUrl : require('node:url').pathToFileURL(__filename).href;",
-    },
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
+  await bundleCjs({ entry: 'packages/mcp/dist/bin/main.js', outfile: BUNDLE, cacheFile: CACHE, plugins: [withoutAjv, prebuiltCatalog] });
   if (!catalogued) fail('packages/mcp/dist/catalog.js was not in the bundle; update CATALOG in scripts/bundle-shim.mjs');
   if (!stubbed) {
     // The pinned SDK moved its Ajv provider: the bundle would silently grow

@@ -20,8 +20,6 @@ export interface CommandContext {
 export interface Command {
   /** The command word. */
   name: string;
-  /** One line for `memoryctl --help`. */
-  summary: string;
   /** Its own `--help`: usage, arguments, options. */
   help: string;
   /** Runs it; resolves with the exit code (0 done, 1 the daemon answered with an error or lines were rejected). */

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { closeSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { resolve } from 'node:path';
@@ -63,7 +62,7 @@ const ANOTHER_DAEMON = new Set(['MEMORYD_DATA_DIR_LOCKED', 'MEMORYD_SOCKET_IN_US
  * started it), not waited for (unref). It runs in `/` so it pins no
  * working directory of whoever started it; paths are therefore absolute.
  */
-function startMemoryd(plan: AutostartPlan): Started {
+function startMemoryd(plan: AutostartPlan, spawn: typeof import('node:child_process').spawn): Started {
   const args = [...plan.command.args, '--socket', resolve(plan.socketPath)];
   if (plan.dataDir) args.push('--data-dir', resolve(plan.dataDir));
   const log = openAutostartLog(autostartLogPath(plan.env));
@@ -97,8 +96,11 @@ function startMemoryd(plan: AutostartPlan): Started {
  * cannot be run at all. Any daemon started is left running: it is shared.
  */
 export async function dialWithAutostart(plan: AutostartPlan): Promise<Socket> {
+  // Loaded here, not with the module: most runs find the daemon serving,
+  // and child_process is a few ms of every memoryctl start-up.
+  const { spawn } = await import('node:child_process');
   const deadline = Date.now() + plan.startTimeoutMs;
-  let current = startMemoryd(plan);
+  let current = startMemoryd(plan, spawn);
   let spawns = 1;
   let lastError: unknown;
   for (;;) {
@@ -117,7 +119,7 @@ export async function dialWithAutostart(plan: AutostartPlan): Promise<Socket> {
       const lost = failure?.code !== undefined && ANOTHER_DAEMON.has(failure.code);
       if (!lost && failure?.reason !== undefined) throw unavailable(plan.socketPath, reason(failure.reason, lastError));
       if (spawns < MAX_SPAWNS) {
-        current = startMemoryd(plan);
+        current = startMemoryd(plan, spawn);
         spawns += 1;
         continue;
       }

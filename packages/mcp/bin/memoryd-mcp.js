@@ -26,7 +26,7 @@ const fail = (err) => {
   process.exit(1);
 };
 if (bundleIsCurrent()) {
-  const { loadBundle } = require('./bundle-loader.js');
+  const { loadBundle } = require('../dist/bundle-loader.cjs');
   loadBundle(bundle, join(dist, 'memoryd-mcp.v8cache')).entry.main(argv).catch(fail);
 } else {
   // Node >= 22.1 can keep compiled modules between runs (a no-op on Node 20).

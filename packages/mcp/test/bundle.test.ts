@@ -8,7 +8,7 @@ import { cleanupAll, tempDir } from '@memoryd/test-support';
 import { overStdio } from './helpers/mcp.js';
 
 // The fast-spawn build (scripts/bundle-shim.mjs): one bundle and a V8 code
-// cache, run by bin/memoryd-mcp.js through bin/bundle-loader.js. The
+// cache, run by bin/memoryd-mcp.js through dist/bundle-loader.cjs. The
 // stdio tests run the bin, so they exercise the bundle; these pin that it is
 // current, that V8 takes its cache, and that a cache made from other source
 // is never used (V8 itself compares only the length).
@@ -24,8 +24,8 @@ interface LoadedBundle {
 }
 type LoadBundle = (file: string, cacheFile: string) => LoadedBundle;
 
-// The loader is the bin's (CommonJS, like the bin), not public API.
-const { loadBundle } = createRequire(import.meta.url)('../bin/bundle-loader.js') as { loadBundle: LoadBundle };
+// The loader is the bin's (CommonJS, like the bin; scripts/bundle-loader.cjs), not public API.
+const { loadBundle } = createRequire(import.meta.url)('../dist/bundle-loader.cjs') as { loadBundle: LoadBundle };
 
 describe('the shim bundle', () => {
   after(cleanupAll);

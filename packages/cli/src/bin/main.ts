@@ -46,12 +46,13 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
   if (inv.kind === 'help') return void process.stdout.write(HELP);
   if (inv.kind === 'version') return void process.stdout.write(`memoryctl ${CLI_VERSION}\n`);
-  const command = COMMANDS.find((c) => c.name === inv.command);
-  if (command === undefined) {
+  const entry = COMMANDS.find((c) => c.name === inv.command);
+  if (entry === undefined) {
     process.stderr.write(usageText('memoryctl', `unknown command ${JSON.stringify(inv.command)}`));
     process.exitCode = Exit.usage;
     return;
   }
+  const command = await entry.load();
   let client: DaemonClient | undefined;
   const ctx: CommandContext = {
     argv: inv.argv,

@@ -5,7 +5,6 @@ import { json } from '../output.js';
 
 export const add: Command = {
   name: 'add',
-  summary: 'store a fact: add AGENT CONTENT [--tag T]...',
   help: `Usage: memoryctl add AGENT CONTENT [--tag TAG]...
 
 Stores CONTENT as a fact of AGENT (memory.add). Adding text the agent

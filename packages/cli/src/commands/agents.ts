@@ -5,7 +5,6 @@ import { json, table } from '../output.js';
 
 export const agents: Command = {
   name: 'agents',
-  summary: 'agents with their fact and checkpoint counts',
   help: `Usage: memoryctl agents
 
 Lists every agent with at least one current fact or checkpoint, with how

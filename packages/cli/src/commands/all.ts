@@ -1,16 +1,29 @@
 import type { Command } from '../command.js';
-import { add } from './add.js';
-import { agents } from './agents.js';
-import { backup } from './backup.js';
-import { checkpoints } from './checkpoints.js';
-import { exportCommand } from './export.js';
-import { importCommand } from './import.js';
-import { list } from './list.js';
-import { reflect } from './reflect.js';
-import { resume } from './resume.js';
-import { search } from './search.js';
-import { status } from './status.js';
-import { stop } from './stop.js';
+
+/**
+ * A command's word and its line in `memoryctl --help`; its module is
+ * loaded only when it runs, so a command's start-up pays for its own
+ * dependencies (tables, progress bars, readline) and no other's.
+ */
+export interface CommandEntry {
+  name: string;
+  /** One line for `memoryctl --help`. */
+  summary: string;
+  load(): Promise<Command>;
+}
 
 /** Every command, in the order `memoryctl --help` lists them. */
-export const COMMANDS: readonly Command[] = [status, agents, add, search, list, resume, checkpoints, reflect, exportCommand, importCommand, backup, stop];
+export const COMMANDS: readonly CommandEntry[] = [
+  { name: 'status', summary: 'the daemon: version, pid, uptime, socket, data dir, connections, counts, health', load: async () => (await import('./status.js')).status },
+  { name: 'agents', summary: 'agents with their fact and checkpoint counts', load: async () => (await import('./agents.js')).agents },
+  { name: 'add', summary: 'store a fact: add AGENT CONTENT [--tag T]...', load: async () => (await import('./add.js')).add },
+  { name: 'search', summary: "search an agent's facts: search AGENT QUERY [--limit N]", load: async () => (await import('./search.js')).search },
+  { name: 'list', summary: "an agent's current facts, oldest first: list AGENT [--limit N]", load: async () => (await import('./list.js')).list },
+  { name: 'resume', summary: "an agent's latest checkpoint (or one by id): resume AGENT [--checkpoint ID]", load: async () => (await import('./resume.js')).resume },
+  { name: 'checkpoints', summary: "an agent's checkpoints, oldest first: checkpoints AGENT", load: async () => (await import('./checkpoints.js')).checkpoints },
+  { name: 'reflect', summary: 'update or delete a fact: reflect AGENT update FACT_ID CONTENT | reflect AGENT delete FACT_ID', load: async () => (await import('./reflect.js')).reflect },
+  { name: 'export', summary: "an export file of every record (or one agent's): export [--agent A] [-o FILE]", load: async () => (await import('./export.js')).exportCommand },
+  { name: 'import', summary: 'import an export file (or stdin), 1,000 records a call: import [FILE]', load: async () => (await import('./import.js')).importCommand },
+  { name: 'backup', summary: 'a consistent export into DIR/memoryd-<UTC time>.jsonl, while serving', load: async () => (await import('./backup.js')).backup },
+  { name: 'stop', summary: 'stop the daemon gracefully', load: async () => (await import('./stop.js')).stop },
+];

@@ -7,7 +7,6 @@ import { json } from '../output.js';
 
 export const backup: Command = {
   name: 'backup',
-  summary: 'a consistent export into DIR/memoryd-<UTC time>.jsonl, while serving',
   help: `Usage: memoryctl backup DIR
 
 Writes a consistent export of everything (one snapshot, while the daemon

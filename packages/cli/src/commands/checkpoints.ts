@@ -5,7 +5,6 @@ import { json, table } from '../output.js';
 
 export const checkpoints: Command = {
   name: 'checkpoints',
-  summary: 'an agent\'s checkpoints, oldest first: checkpoints AGENT',
   help: `Usage: memoryctl checkpoints AGENT
 
 Lists AGENT's checkpoints, oldest first, with their time and message count

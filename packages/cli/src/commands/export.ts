@@ -4,7 +4,6 @@ import { exportToFile, writeExport } from '../export-file.js';
 
 export const exportCommand: Command = {
   name: 'export',
-  summary: 'an export file of every record (or one agent\'s): export [--agent A] [-o FILE]',
   help: `Usage: memoryctl export [--agent AGENT] [-o FILE]
 
 Writes an export file: a header line, then every fact version and

@@ -26,7 +26,6 @@ async function progressBar(onTTY: boolean): Promise<{ update(p: ImportProgress):
 
 export const importCommand: Command = {
   name: 'import',
-  summary: 'import an export file (or stdin), 1,000 records a call: import [FILE]',
   help: `Usage: memoryctl import [FILE]
 
 Imports an export file (from memoryctl export or backup), or stdin without

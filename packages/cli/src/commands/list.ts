@@ -8,7 +8,6 @@ const PAGE = 100;
 
 export const list: Command = {
   name: 'list',
-  summary: 'an agent\'s current facts, oldest first: list AGENT [--limit N]',
   help: `Usage: memoryctl list AGENT [--limit N]
 
 Lists AGENT's current facts, oldest first, paging through memory.list.

@@ -6,7 +6,6 @@ import { json } from '../output.js';
 
 export const reflect: Command = {
   name: 'reflect',
-  summary: 'update or delete a fact: reflect AGENT update FACT_ID CONTENT | reflect AGENT delete FACT_ID',
   help: `Usage: memoryctl reflect AGENT update FACT_ID CONTENT
        memoryctl reflect AGENT delete FACT_ID
 

@@ -6,7 +6,6 @@ import { json } from '../output.js';
 
 export const resume: Command = {
   name: 'resume',
-  summary: 'an agent\'s latest checkpoint (or one by id): resume AGENT [--checkpoint ID]',
   help: `Usage: memoryctl resume AGENT [--checkpoint ID]
 
 Prints AGENT's latest checkpoint, or the one with ID (checkpoint.resume):

@@ -5,7 +5,6 @@ import { json, oneLine, table } from '../output.js';
 
 export const search: Command = {
   name: 'search',
-  summary: 'search an agent\'s facts: search AGENT QUERY [--limit N]',
   help: `Usage: memoryctl search AGENT QUERY [--limit N]
 
 Searches AGENT's current facts for any word of QUERY, best first

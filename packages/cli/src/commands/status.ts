@@ -11,7 +11,6 @@ function uptime(ms: number): string {
 
 export const status: Command = {
   name: 'status',
-  summary: 'the daemon: version, pid, uptime, socket, data dir, connections, counts, health',
   help: `Usage: memoryctl status
 
 Prints the running daemon's version, pid, uptime, socket, data dir, open

@@ -5,7 +5,6 @@ import { json } from '../output.js';
 
 export const stop: Command = {
   name: 'stop',
-  summary: 'stop the daemon gracefully',
   help: `Usage: memoryctl stop
 
 Asks the daemon to stop (daemon.shutdown): it finishes the requests in
