@@ -1,4 +1,4 @@
-import type { DaemonClient } from '@memoryd/client';
+import type { DaemonClient, DaemonClientOptions } from '@memoryd/client';
 
 /** What a command gets: its own arguments, the daemon, and where to print. */
 export interface CommandContext {
@@ -8,6 +8,8 @@ export interface CommandContext {
   json: boolean;
   /** The daemon, connected (and autostarted) on first use. */
   client(): DaemonClient;
+  /** Where the daemon is, as the connection flags and environment say (socket and data dir only when chosen). */
+  connection: DaemonClientOptions;
   /** Writes a line (or lines) to stdout. */
   out(text: string): void;
   /** Writes a line to stderr. */

@@ -22,7 +22,8 @@ export const CONNECTION_HELP = `  --socket PATH                the daemon's sock
 
 /** The `Environment only` help line about locating memoryd. */
 export const MEMORYD_BIN_HELP = `  MEMORYD_BIN                  the memoryd JS entry to autostart with this node
-                               (default: node_modules/.bin/memoryd, else memoryd on PATH)`;
+                               (default: the memoryd of this release, else
+                               node_modules/.bin/memoryd, else memoryd on PATH)`;
 
 /** What {@link CONNECTION_OPTIONS} parsed into. */
 export interface ConnectionFlags {

@@ -45,9 +45,10 @@ export interface DaemonClientOptions {
   autostart?: boolean;
   /**
    * The JS entry of memoryd, run with `process.execPath`. Default: env
-   * MEMORYD_BIN, else the first `node_modules/.bin/memoryd` found walking
-   * up from this package's own files (symlink resolved), else `memoryd`
-   * on PATH, run directly.
+   * MEMORYD_BIN, else the release's own `bin/memoryd.js`, else the first
+   * `node_modules/.bin/memoryd` found walking up from this package's own
+   * files (symlink resolved), else `memoryd` on PATH, run directly
+   * (see {@link locateMemoryd}).
    */
   memorydBin?: string;
   /** Bound of each request in milliseconds (default 30000); `call` may override it. */

@@ -1,7 +1,9 @@
 import { homedir, platform as osPlatform } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultSocketPath, Limits } from '@memoryd/protocol';
+import { defaultDataDir, defaultSocketPath, Limits } from '@memoryd/protocol';
+
+// Re-exported: it was this package's API before it moved to protocol.
+export { defaultDataDir };
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import { type LogLevel, LogLevels } from './logger.js';
 
@@ -85,13 +87,6 @@ The daemon runs with umask 077: the data dir and store are private to you
 Under systemd socket activation (LISTEN_FDS, LISTEN_PID) the daemon serves
 the inherited socket instead of binding its own.
 `;
-
-/** Default data dir: XDG on Linux and others, Application Support on macOS. */
-export function defaultDataDir(env: NodeJS.ProcessEnv, platform: string, home: string): string {
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'memoryd');
-  const xdg = env['XDG_DATA_HOME'];
-  return join(xdg ? xdg : join(home, '.local', 'share'), 'memoryd');
-}
 
 function usage(message: string): DaemonError {
   return new DaemonError(DaemonErrorCodes.Usage, message);

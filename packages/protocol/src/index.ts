@@ -46,4 +46,5 @@ export {
   type DirStat,
   type SocketEnv,
 } from './socket-path.js';
+export { type DataDirEnv, defaultDataDir } from './data-dir.js';
 export { LineSplitter, MAX_LINE_BYTES } from './framing.js';

@@ -64,6 +64,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         clientName: 'memoryctl',
         clientVersion: CLI_VERSION,
       })),
+    connection: inv.connection,
     out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     err: (text) => process.stderr.write(`${text}\n`),
     stderrIsTTY: process.stderr.isTTY === true,

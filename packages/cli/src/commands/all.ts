@@ -26,4 +26,9 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'import', summary: 'import an export file (or stdin), 1,000 records a call: import [FILE]', load: async () => (await import('./import.js')).importCommand },
   { name: 'backup', summary: 'a consistent export into DIR/memoryd-<UTC time>.jsonl, while serving', load: async () => (await import('./backup.js')).backup },
   { name: 'stop', summary: 'stop the daemon gracefully', load: async () => (await import('./stop.js')).stop },
+  {
+    name: 'service',
+    summary: 'memoryd as a per-user service (systemd, launchd): service install|uninstall|status [--dry-run]',
+    load: async () => (await import('./service.js')).service,
+  },
 ];
