@@ -13,6 +13,9 @@ import { canConnect, POLL_MS, sleep, withTimeout } from './wait.js';
  */
 export const DAEMON_BIN = fileURLToPath(new URL('../../daemon/bin/memoryd.js', import.meta.url));
 
+/** memoryctl's committed bin, likewise (suites other than cli's run it for what it generates). */
+export const MEMORYCTL_BIN = fileURLToPath(new URL('../../cli/bin/memoryctl.js', import.meta.url));
+
 /** How long a stop waits after SIGTERM, and a kill after SIGKILL, by default. */
 const EXIT_WAIT_MS = 5_000;
 

@@ -5,6 +5,7 @@ export {
   cleanEnv,
   DAEMON_BIN,
   type DaemonHandle,
+  MEMORYCTL_BIN,
   daemonPaths,
   type Exit,
   spawnDaemon,

@@ -1,9 +1,7 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { cleanEnv, trackPid, untrackPid, withTimeout } from '@memoryd/test-support';
+import { cleanEnv, MEMORYCTL_BIN, trackPid, untrackPid, withTimeout } from '@memoryd/test-support';
 
-/** memoryctl's committed bin. */
-export const MEMORYCTL_BIN = fileURLToPath(new URL('../../bin/memoryctl.js', import.meta.url));
+export { MEMORYCTL_BIN };
 
 /** How a memoryctl run ended, with what it printed. */
 export interface Run {
