@@ -15,9 +15,9 @@
 // The build copies this file into each front end's dist/ (and `npm run pack`
 // into the release's), beside its bundle, where the bin requires it.
 // CommonJS, like the bins: Node's ESM loader would add ~10 ms to every spawn.
-const { readFileSync, writeFileSync } = require('node:fs');
+const { readFileSync, statSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
-const { dirname } = require('node:path');
+const { dirname, join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { Script } = require('node:vm');
 
@@ -97,4 +97,25 @@ function loadBundle(file, cacheFile) {
   };
 }
 
-module.exports = { loadBundle };
+/**
+ * What a front end's bin runs (memoryd-mcp, memoryctl): `DIST/NAME.cjs`
+ * with its code cache when it exists and is not older than the last
+ * `tsc -b` (else it would run stale code; a release has no .tsbuildinfo),
+ * otherwise the compiled `DIST/bin/main.js`. `fail` gets any error.
+ * @param {string} dist @param {string} name @param {readonly string[]} argv
+ * @param {(err: unknown) => void} fail
+ */
+function runFrontEnd(dist, name, argv, fail) {
+  const bundle = join(dist, `${name}.cjs`);
+  const built = statSync(bundle, { throwIfNoEntry: false });
+  const compiled = statSync(join(dist, '.tsbuildinfo'), { throwIfNoEntry: false });
+  if (built !== undefined && (compiled === undefined || built.mtimeMs >= compiled.mtimeMs)) {
+    loadBundle(bundle, join(dist, `${name}.v8cache`)).entry.main(argv).catch(fail);
+    return;
+  }
+  // Node >= 22.1 can keep compiled modules between runs (a no-op on Node 20).
+  require('node:module').enableCompileCache?.();
+  import(pathToFileURL(join(dist, 'bin', 'main.js')).href).then((m) => m.main(argv)).catch(fail);
+}
+
+module.exports = { loadBundle, runFrontEnd };
