@@ -36,7 +36,7 @@ identifiers, versions, paths, emails and, on ~30%, 1-3 tags), with ULIDs and
 createdAt spread over a year. They are loaded through the socket with
 admin.import, 1,000 records per call. Queries are 1-3 consecutive non-stop
 words of a random fact of the searched agent (${SEARCHED_AGENT}); ~20% cut their
-last word short to exercise prefix matching.
+last word short and end it with * to exercise prefix matching.
 
 Prints per scale: load time and facts/s; the store's size on disk (the
 files of <data-dir>/store, once the last daemon on it has stopped); the

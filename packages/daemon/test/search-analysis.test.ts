@@ -119,21 +119,27 @@ describe('search text analysis', () => {
     assert.deepEqual(await contents(store, '@alice '), ['ask @alice']);
   });
 
-  // Rule: the last query word, while nothing follows it, also matches fact
-  // words it begins (min 2 characters), a little below an exact match;
-  // earlier words never do.
-  test('prefix matching of the last query word only', async () => {
-    const store = await withFacts(['post office hours', 'postgres office hours', 'kitchen notes']);
-    assert.deepEqual(await contents(store, 'postg'), ['postgres office hours']);
-    const { facts } = await store.searchFacts({ agentId: 's', query: 'post' });
+  // Rule: the last query word, when a `*` follows it and ends the query,
+  // also matches fact words it begins (min 2 characters), a little below
+  // an exact match; earlier words never do, and without the `*` every word
+  // is whole.
+  test('prefix matching of the last query word, only when asked with *', async () => {
+    const store = await withFacts(['post office hours', 'postgres office hours', 'kitchen notes', 'cat food', 'catalog of parts']);
+    assert.deepEqual(await contents(store, 'postg*'), ['postgres office hours']);
+    assert.deepEqual(await contents(store, 'postg'), [], 'no * : a whole word');
+    assert.deepEqual(await contents(store, 'cat'), ['cat food'], 'no * : cat does not find catalog');
+    assert.deepEqual(await sorted(store, 'cat*'), ['cat food', 'catalog of parts']);
+    const { facts } = await store.searchFacts({ agentId: 's', query: 'post*' });
     assert.deepEqual(facts.map((f) => f.content), ['post office hours', 'postgres office hours']);
     const [exact, prefix] = facts.map((f) => f.score!);
     assert.ok(prefix! < exact! && prefix! > exact! / 2, `prefix ${prefix} a little below exact ${exact}`);
-    assert.deepEqual(await contents(store, 'postg '), [], 'white space after it: a finished word');
-    assert.deepEqual(await contents(store, 'postg kitchen'), ['kitchen notes'], 'not an earlier word');
-    assert.deepEqual(await sorted(store, 'kitchen postg'), ['kitchen notes', 'postgres office hours']);
-    assert.deepEqual(await contents(store, 'p'), [], 'one character is too short');
-    assert.deepEqual(await contents(store, 'kitch'), ['kitchen notes']);
+    assert.deepEqual(await contents(store, 'postg*  '), ['postgres office hours'], 'white space after the * is fine');
+    assert.deepEqual(await contents(store, 'postg *'), [], 'a * apart from the word asks nothing');
+    assert.deepEqual(await contents(store, 'postg* kitchen'), ['kitchen notes'], 'not an earlier word');
+    assert.deepEqual(await sorted(store, 'kitchen postg*'), ['kitchen notes', 'postgres office hours']);
+    assert.deepEqual(await contents(store, 'p*'), [], 'one character is too short');
+    assert.deepEqual(await contents(store, 'kitch*'), ['kitchen notes']);
+    assert.deepEqual(await contents(store, 'kitch**'), [], 'only one * is taken');
   });
 
   // Rule: stop words never drown the rare words: dropped beside other
@@ -150,10 +156,10 @@ describe('search text analysis', () => {
   test('tags: analysed like text and weighted above it', async () => {
     const store = await withFacts(['deploy checklist for friday', { content: 'friday checklist', tags: ['Deploying'] }]);
     assert.deepEqual(await contents(store, 'deploy '), ['friday checklist', 'deploy checklist for friday']);
-    // `deployi` completes to the tag word `deploying`, whose term `deploy`
+    // `deployi*` completes to the tag word `deploying`, whose term `deploy`
     // the first fact holds too; the tag weighs twice.
     assert.deepEqual(
-      await contents(store, 'deployi'),
+      await contents(store, 'deployi*'),
       ['friday checklist', 'deploy checklist for friday'],
       'prefix matches tags too, and completes to whole terms',
     );

@@ -1,7 +1,7 @@
 // Search queries drawn from the searched agent's own facts: pick a fact at
 // random, take 1–3 consecutive words of it that are not stop words, and for
-// a share of queries cut the last word short, as a user still typing it
-// (the daemon matches the last query word as a prefix).
+// a share of queries cut the last word short and ask for its completions
+// with a trailing `*` (the daemon matches it as a prefix only then).
 
 import { deriveSeed, intBetween, mulberry32 } from './random.mjs';
 import { STOP_WORD_SET } from './words.mjs';
@@ -54,7 +54,7 @@ export function drawQueries(facts, count, seed, stream = 'queries') {
     let prefix = false;
     const last = /** @type {string} */ (picked[picked.length - 1]);
     if (rand() < PREFIX_SHARE && /^[A-Za-z]{5,}$/.test(last)) {
-      picked[picked.length - 1] = last.slice(0, intBetween(rand, 3, last.length - 2));
+      picked[picked.length - 1] = `${last.slice(0, intBetween(rand, 3, last.length - 2))}*`;
       prefix = true;
     }
     queries.push({ text: picked.join(' '), prefix });

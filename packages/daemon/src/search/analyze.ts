@@ -193,30 +193,38 @@ export interface AnalysedQuery {
   /** Distinct terms matched exactly. */
   terms: string[];
   /**
-   * The folded last word when the query ends inside it (the user may still
-   * be typing): any fact term starting with it matches too.
+   * The folded last word when the query asks for it to be completed (a
+   * `*` right after it, ending the query): any fact word starting with it
+   * matches too.
    */
   prefix?: { surface: string; term: string };
 }
+
+/** Ends a query whose last word is to be completed: `postg*`, trailing white space allowed. */
+const PREFIX_MARK = /(?<=[^\s*])\*\s*$/u;
 
 /**
  * Analyses a query the way facts are analysed, keeping identifiers whole
  * (no parts) and dropping English stop words unless the query has nothing
  * else (then "the who" still finds "The Who"). The last word becomes a
- * prefix when nothing, not even white space or punctuation, follows it, it
- * survived the stop-word rule and it has at least {@link MIN_PREFIX} code
- * points.
+ * prefix only when asked: a `*` follows it directly and ends the query
+ * (`postg*`), it survived the stop-word rule and it has at least
+ * {@link MIN_PREFIX} code points. Without the `*` every word is a whole
+ * word (ADR 0018): agents send finished words, and completing them found
+ * `catalog` for `cat`.
  */
 export function analyzeQuery(query: string): AnalysedQuery {
+  const mark = PREFIX_MARK.exec(query);
+  const text = mark === null ? query : query.slice(0, mark.index);
   const words: AnalysedTerm[] = [];
-  const { folded, lastEnd } = analyze(query, (t) => {
+  const { folded, lastEnd } = analyze(text, (t) => {
     if (!t.part) words.push(t);
   });
   const content = words.filter((w) => !w.stop);
   const kept = content.length > 0 ? content : words;
   const terms = [...new Set(kept.map((w) => w.term))];
   const last = words[words.length - 1];
-  if (last === undefined || lastEnd !== folded.length || !kept.includes(last) || [...last.surface].length < MIN_PREFIX) {
+  if (mark === null || last === undefined || lastEnd !== folded.length || !kept.includes(last) || [...last.surface].length < MIN_PREFIX) {
     return { terms };
   }
   return { terms, prefix: { surface: last.surface, term: last.term } };

@@ -52,7 +52,8 @@ export const memorySearchTool = defineTool({
     "Search an agent's long-term memory for facts relevant to a query. Use it before answering or " +
     'acting on anything the agent may have learned earlier (preferences, decisions, names, project facts), ' +
     'and before memory_add to avoid storing what is already known. Matches any word of the query and ranks ' +
-    'facts matching more and rarer words first. Returns up to `limit` (default 10) current facts, best first, ' +
+    'facts matching more and rarer words first; words match whole, and a * ending the last word (postg*) also ' +
+    'matches the words it begins. Returns up to `limit` (default 10) current facts, best first, ' +
     'each with its id, full content, creation time, score and tags; none matching is a normal, empty result.',
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: MemorySearchInput,

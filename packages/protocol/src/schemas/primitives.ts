@@ -57,7 +57,7 @@ export const Query = Text({
   max: Limits.queryMaxBytes,
   unit: 'bytes',
   notBlank: false,
-  description: 'Search query: 1-1024 bytes of UTF-8.',
+  description: 'Search query: 1-1024 bytes of UTF-8. Words match whole; a * right after the last word (postg*) also matches the words it begins.',
 });
 
 /** Page size of search and list: 1–100, default 10. */
