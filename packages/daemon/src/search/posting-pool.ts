@@ -93,6 +93,12 @@ export class PostingPool {
     this.#used++;
   }
 
+  /** Empties a list, keeping its room (its pairs were sealed into blocks). */
+  clear(id: number): void {
+    this.#used -= this.size[id]!;
+    this.size[id] = 0;
+  }
+
   /** Drops a term's list (its df reached 0). */
   delete(term: string): void {
     const id = this.#ids.get(term);

@@ -1,6 +1,10 @@
 import type { AnalysedQuery } from './analyze.js';
 import { PREFIX_WEIGHT, saturation } from './bm25.js';
 import type { DocTerms } from './doc-terms.js';
+import { type FactView, type Slot, maxScore } from './max-score.js';
+import { BLOCK, PostingBlocks } from './posting-blocks.js';
+import { FRONT, frontierBound } from './score-frontier.js';
+import { WindowReader } from './window-reader.js';
 import { PostingPool } from './posting-pool.js';
 import { type Completion, MAX_PREFIX_SCAN, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
 import type { Hit } from './top-k.js';
@@ -113,8 +117,13 @@ export class ResidentIndex {
   #slots = new Int32Array(128).fill(-1);
   /** An id being looked up, as parts. */
   readonly #wanted = new Float64Array(3);
-  /** Each term's postings: pairs of (fact ordinal, weighted frequency), in no particular order. */
+  /**
+   * Each term's list: its newest postings (fewer than {@link BLOCK}) as
+   * pairs of (fact ordinal, weighted frequency) here, with its df...
+   */
   readonly #lists = new PostingPool();
+  /** ...and the older ones sealed in compressed blocks, all in ordinal order. */
+  readonly #blocks = new PostingBlocks();
   readonly #surfaces = new Map<string, Surface>();
   /** What {@link complete} answered, by prefix, since the dictionary last changed. */
   readonly #completions = new Map<string, readonly Completion[]>();
@@ -153,9 +162,14 @@ export class ResidentIndex {
     return this.#length;
   }
 
-  /** Pairs held, live or not: what the index costs (8 bytes each, plus the words). */
+  /** Postings held, live or not. */
   get postings(): number {
-    return this.#lists.used;
+    return this.#lists.used + this.#blocks.postings;
+  }
+
+  /** What the postings take, in bytes: the sealed blocks, and 8 a posting not yet sealed. */
+  get postingBytes(): number {
+    return this.#blocks.byteSize + 8 * this.#lists.used;
   }
 
   /** The number of current facts holding `term`. */
@@ -225,6 +239,7 @@ export class ResidentIndex {
     if (this.#staged !== undefined) {
       this.#lists.fill(this.#staged, this.#stagedCount);
       this.#staged = undefined;
+      for (const list of this.#lists.ids()) this.#sealFull(list);
     }
     if (this.#sorted.length === 0 && this.#staleSorted === 0) {
       // Only adds so far: every recent word is live and new.
@@ -277,8 +292,13 @@ export class ResidentIndex {
     for (const [term, frequency] of doc.terms) {
       let list = this.#lists.list(term);
       if (list < 0) list = this.#lists.listFor(own(term));
+      this.#blocks.ensureLists(list + 1);
+      this.#blocks.note(list, frequency, doc.length);
       if (this.#staged !== undefined) this.#stage(list, ord, frequency);
-      else this.#lists.append(list, ord, frequency);
+      else {
+        this.#lists.append(list, ord, frequency);
+        if (this.#lists.size[list] === BLOCK) this.#sealFull(list);
+      }
       this.#lists.df[list]!++;
     }
     for (const [surface, { term }] of doc.surfaces) {
@@ -325,8 +345,11 @@ export class ResidentIndex {
       const list = lists.list(term);
       if (list < 0) continue;
       const df = --lists.df[list]!;
-      if (df === 0) lists.delete(term);
-      else if (lists.size[list]! >= 16 && lists.size[list]! > 2 * df) lists.filter(list, this.#alive);
+      const held = lists.size[list]! + this.#blocks.sealed[list]!;
+      if (df === 0) {
+        this.#blocks.drop(list);
+        lists.delete(term);
+      } else if (held >= 2 * BLOCK && held > 2 * df) this.#rebuildList(list, this.#alive);
     }
     for (const surface of doc.surfaces.keys()) {
       const s = this.#surfaces.get(surface);
@@ -339,6 +362,66 @@ export class ResidentIndex {
     if (this.#staleSorted > RECENT_MAX && this.#staleSorted * 2 > this.#sorted.length) this.#mergeSurfaces();
     if (this.#dead > 1024 && this.#dead > this.#facts) this.#renumber();
     return true;
+  }
+
+  /** Seals the list's tail into blocks while it holds a whole one, keeping the rest as its tail. */
+  #sealFull(list: number): void {
+    const lists = this.#lists;
+    const size = lists.size[list]!;
+    if (size < BLOCK) return;
+    const whole = size - (size % BLOCK);
+    for (let at = 0; at < whole; at += BLOCK) this.#blocks.seal(list, lists.pairs, lists.start[list]! + at, BLOCK, this.#lengths);
+    const base = 2 * lists.start[list]!;
+    lists.pairs.copyWithin(base, base + 2 * whole, base + 2 * size);
+    lists.clear(list);
+    for (let i = 0; i < size - whole; i++) lists.append(list, lists.pairs[base + 2 * i]!, lists.pairs[base + 2 * i + 1]!);
+  }
+
+  /** Every pair a list holds (blocks, then tail), oldest first, removed facts' too. */
+  #pairsOf(list: number): Uint32Array {
+    const blocks = this.#blocks;
+    const chain: number[] = [];
+    for (let b = blocks.head[list]!; b >= 0; b = blocks.prev[b]!) chain.push(b);
+    const tail = this.#lists.size[list]!;
+    const out = new Uint32Array(2 * (blocks.sealed[list]! + tail));
+    const docs = new Uint32Array(BLOCK);
+    const freqs = new Uint32Array(BLOCK);
+    let at = 0;
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const n = blocks.decode(chain[i]!, docs, freqs);
+      for (let j = 0; j < n; j++) {
+        out[at++] = docs[j]!;
+        out[at++] = freqs[j]!;
+      }
+    }
+    const base = 2 * this.#lists.start[list]!;
+    out.set(this.#lists.pairs.subarray(base, base + 2 * tail), at);
+    return out;
+  }
+
+  /**
+   * Rewrites a list with only the pairs of facts `keep` approves,
+   * renumbered by `renumber` when given (then in the new ordinals' order),
+   * its bounds recounted from what it keeps.
+   */
+  #rebuildList(list: number, keep: Uint8Array, renumber?: Uint32Array, lengths = this.#lengths): void {
+    const all = this.#pairsOf(list);
+    const kept: Array<[number, number]> = [];
+    for (let i = 0; i < all.length; i += 2) {
+      const ord = all[i]!;
+      if (keep[ord] !== 0) kept.push([renumber === undefined ? ord : renumber[ord]!, all[i + 1]!]);
+    }
+    if (renumber !== undefined) kept.sort((a, b) => a[0] - b[0]);
+    this.#blocks.drop(list);
+    this.#lists.clear(list);
+    for (const [ord, f] of kept) {
+      this.#blocks.note(list, f, lengths[ord]!);
+      this.#lists.append(list, ord, f);
+      if (this.#lists.size[list] === BLOCK) {
+        this.#blocks.seal(list, this.#lists.pairs, this.#lists.start[list]!, BLOCK, lengths);
+        this.#lists.clear(list);
+      }
+    }
   }
 
   /**
@@ -361,7 +444,7 @@ export class ResidentIndex {
       idParts.set(parts.subarray(3 * ord, 3 * ord + 3), 3 * to);
       this.#idText.copy(idText, 26 * to, 26 * ord, 26 * ord + 26);
     });
-    for (const list of this.#lists.ids()) this.#lists.filter(list, this.#alive, map);
+    for (const list of this.#lists.ids()) this.#rebuildList(list, this.#alive, map, lengths);
     this.#lists.pack();
     this.#count = live.length;
     this.#lengths = lengths;
@@ -445,25 +528,66 @@ export class ResidentIndex {
   /**
    * The `k` best current facts for the query, best first, ties newest
    * first: the same facts and scores as planning the query with
-   * query-plan.ts and ranking every fact by {@link scoreDoc}.
+   * query-plan.ts and ranking every fact by {@link scoreDoc}, found by
+   * MaxScore with block bounds (search/max-score.ts), which skips most
+   * postings of common words.
    */
   search(query: AnalysedQuery, k: number): Hit[] {
     const n = this.#facts;
     const plan = planTerms(query, n, this.#length, (t) => this.df(t));
     if (plan === undefined) return [];
     const prefix = query.prefix === undefined ? undefined : planPrefix(plan, query, n, this.complete(query.prefix.surface));
+    const slots: Slot[] = [];
+    let own = -1;
+    for (const { term, idf } of plan.model.terms) {
+      if (plan.own?.term === term) own = slots.length;
+      slots.push(this.#slot([this.#lists.list(term)], idf, plan.model.avgLength));
+    }
+    let prefixSlot = -1;
+    if (prefix !== undefined) {
+      prefixSlot = slots.length;
+      slots.push(this.#slot(prefix.terms.map((t) => this.#lists.list(t)), prefix.listWeight, plan.model.avgLength));
+    }
+    const view: FactView = { lengths: this.#lengths, ordered: this.#ordered, older: (a, b) => this.#older(a, b) };
+    return maxScore(slots, own, prefixSlot, k, plan.model.avgLength, view, this.#alive).map((h) => ({ id: this.#id(h.ord), score: h.score }));
+  }
+
+  #slot(lists: readonly number[], weight: number, avg: number): Slot {
+    const readers: WindowReader[] = [];
+    let ub = 0;
+    for (const list of lists) {
+      if (list < 0) continue;
+      readers.push(new WindowReader(this.#lists, this.#blocks, this.#lengths, list, weight, avg));
+      ub = Math.max(ub, frontierBound(this.#blocks.listFront, 2 * FRONT * list, weight, avg));
+    }
+    return { readers, weight, ub };
+  }
+
+  /** Whether fact `a` has a lower (older) id than fact `b`. */
+  #older(a: number, b: number): boolean {
+    if (this.#ordered) return a < b;
+    const id = this.#idParts;
+    const x = 3 * a;
+    const y = 3 * b;
+    if (id[x] !== id[y]) return id[x]! < id[y]!;
+    if (id[x + 1] !== id[y + 1]) return id[x + 1]! < id[y + 1]!;
+    return id[x + 2]! < id[y + 2]!;
+  }
+
+  /**
+   * {@link search} the slow way, as a reference for tests: every posting
+   * of every query term scored (term at a time, into per-fact sums in the
+   * query's order), the k best kept in a heap.
+   */
+  searchExhaustive(query: AnalysedQuery, k: number): Hit[] {
+    const n = this.#facts;
+    const plan = planTerms(query, n, this.#length, (t) => this.df(t));
+    if (plan === undefined) return [];
+    const prefix = query.prefix === undefined ? undefined : planPrefix(plan, query, n, this.complete(query.prefix.surface));
     this.#prepareScratch();
     const { model } = plan;
-    const everyListed = plan.listed.length === model.terms.length;
-    if (!everyListed) {
-      // Candidates are the facts of the listed terms (and completions); the
-      // others' lists only add to them, so scores keep the query's order.
-      // (An idf of 0 makes a list's facts candidates and adds nothing.)
-      for (const t of plan.listed) this.#scoreTerm(this.#lists.list(t.term), 0, 1, true, false);
-      for (const term of prefix?.terms ?? []) this.#scoreTerm(this.#lists.list(term), 0, 1, true, false);
-    }
-    for (const { term, idf } of model.terms) this.#scoreTerm(this.#lists.list(term), idf, model.avgLength, everyListed, plan.own?.term === term);
-    if (prefix !== undefined) this.#scorePrefix(plan, prefix.terms, everyListed);
+    for (const { term, idf } of model.terms) this.#scoreTerm(this.#lists.list(term), idf, model.avgLength, true, plan.own?.term === term);
+    if (prefix !== undefined) this.#scorePrefix(plan, prefix.terms, true);
     return this.#topK(k);
   }
 
@@ -493,8 +617,7 @@ export class ResidentIndex {
   /** Adds a term's part to the candidates holding it (making every holder one when `addCandidates`). */
   #scoreTerm(list: number, idf: number, avg: number, addCandidates: boolean, own: boolean): void {
     if (list < 0) return;
-    const pairs = this.#lists.pairs;
-    const from = 2 * this.#lists.start[list]!;
+    const pairs = this.#pairsOf(list);
     const epoch = this.#epoch;
     const alive = this.#alive;
     const lengths = this.#lengths;
@@ -503,7 +626,7 @@ export class ResidentIndex {
     const score = this.#score;
     const touched = this.#touched;
     let count = this.#touchedCount;
-    for (let i = from, end = from + 2 * this.#lists.size[list]!; i < end; i += 2) {
+    for (let i = 0; i < pairs.length; i += 2) {
       const ord = pairs[i]!;
       if (alive[ord] === 0) continue;
       if (stamp[ord] !== epoch) {
@@ -531,12 +654,11 @@ export class ResidentIndex {
     const holders = this.#holders;
     let count = this.#touchedCount;
     let held = 0;
-    const pairs = this.#lists.pairs;
     for (const term of terms) {
       const list = this.#lists.list(term);
       if (list < 0) continue;
-      const from = 2 * this.#lists.start[list]!;
-      for (let i = from, end = from + 2 * this.#lists.size[list]!; i < end; i += 2) {
+      const pairs = this.#pairsOf(list);
+      for (let i = 0; i < pairs.length; i += 2) {
         const ord = pairs[i]!;
         if (alive[ord] === 0 || ownStamp[ord] === epoch) continue;
         const f = pairs[i + 1]!;
@@ -571,13 +693,7 @@ export class ResidentIndex {
     const sa = score[a]!;
     const sb = score[b]!;
     if (sa !== sb) return sa < sb;
-    if (this.#ordered) return a < b;
-    const id = this.#idParts;
-    const x = 3 * a;
-    const y = 3 * b;
-    if (id[x] !== id[y]) return id[x]! < id[y]!;
-    if (id[x + 1] !== id[y + 1]) return id[x + 1]! < id[y + 1]!;
-    return id[x + 2]! < id[y + 2]!;
+    return this.#older(a, b);
   }
 
   /** The `k` best of the candidates, best first, ties newest (highest id) first. */

@@ -1,0 +1,269 @@
+import { saturation } from './bm25.js';
+import type { WindowReader } from './window-reader.js';
+
+/**
+ * One part of a query's score: a term (one list) or the prefix's
+ * completions (several lists, scored by the best one a fact holds).
+ * Slots are in the order scoreDoc sums them: the query's terms, then the
+ * prefix.
+ */
+export interface Slot {
+  readers: WindowReader[];
+  /** What multiplies the saturation: the term's idf, or PREFIX_WEIGHT × the prefix's idf. */
+  weight: number;
+  /** The most it adds to any fact: the best of its lists' frontier bounds. */
+  ub: number;
+}
+
+/** What the search needs of the facts. */
+export interface FactView {
+  lengths: Uint32Array;
+  /** Whether ordinals follow id order (a lower ordinal is an older fact). */
+  ordered: boolean;
+  /** Whether fact `a` is older (has the lower id) than fact `b`. */
+  older(a: number, b: number): boolean;
+}
+
+/** A hit by ordinal. */
+export interface OrdinalHit {
+  ord: number;
+  score: number;
+}
+
+/** Fact ordinals per window: the unit of skipping, and of scoring in bulk. */
+export const WINDOW = 2048;
+
+/**
+ * A window is scored whole, every slot's postings decoded, when its
+ * essential slots hold at least 1/BULK of its postings: visiting them as
+ * candidates one by one costs more than that.
+ */
+const BULK = 8;
+
+/** Parts of common frequencies and lengths are computed once per query and slot (they repeat across facts). */
+const TABLE_F = 16;
+const TABLE_LENGTH = 128;
+
+/**
+ * `weight × saturation(f, length, avg)`, the very expression scoreDoc
+ * evaluates (so the same double), looked up in the slot's table when the
+ * pair fits it.
+ */
+function part(table: Float64Array, weight: number, f: number, length: number, avg: number): number {
+  if (f >= TABLE_F || length >= TABLE_LENGTH) return weight * saturation(f, length, avg);
+  const at = f * TABLE_LENGTH + length;
+  let v = table[at]!;
+  if (v !== v) table[at] = v = weight * saturation(f, length, avg);
+  return v;
+}
+
+/** The next window ends just below `base`, at the newest posting any list holds there. */
+function nextWindow(slots: readonly Slot[], base: number): number {
+  let next = -1;
+  for (const slot of slots) for (const r of slot.readers) next = Math.max(next, r.below(base));
+  return next;
+}
+
+/**
+ * The `k` best facts for the slots, best first, ties newest first, with
+ * scores bit for bit equal to scoring every fact: MaxScore by windows of
+ * fact ordinals, newest window first (as Lucene's MaxScoreBulkScorer).
+ *
+ * - Bounds. A slot adds to a fact at most `weight × saturation(f, length)`
+ *   of the best pair of a score frontier (score-frontier.ts; BM25 rises
+ *   with the frequency and falls with the length, and IEEE arithmetic is
+ *   monotonic): its lists' for the whole query, the blocks overlapping a
+ *   window for that window. A fact's bound is a sum of such bounds *in
+ *   slot order*, so it is never below its exact score, which is summed in
+ *   the same order: pruning drops nothing the exhaustive ranking keeps.
+ * - Threshold. Once k facts are held, the k-th score is the threshold.
+ *   Facts are met newest first, so when ids follow ordinals a fact met
+ *   later loses a tie: a bound equal to the threshold prunes too.
+ * - Windows. A window whose slots' bounds together cannot reach the
+ *   threshold is skipped without decoding anything. Otherwise its weakest
+ *   slots whose bounds together cannot reach it are non-essential: only
+ *   the others' postings make candidates, decoded into dense arrays; a
+ *   candidate's bound (exact parts so far, window bounds for the rest)
+ *   decides whether the non-essential slots are read for it at all.
+ */
+export function maxScore(slots: readonly Slot[], own: number, prefix: number, k: number, avg: number, facts: FactView, alive: Uint8Array): OrdinalHit[] {
+  const n = slots.length;
+  const lengths = facts.lengths;
+  const ordered = facts.ordered;
+  const heapOrd: number[] = [];
+  const heapScore: number[] = [];
+  let threshold = -Infinity;
+  const prunable = (b: number) => heapOrd.length >= k && (b < threshold || (b === threshold && ordered));
+  const worse = (a: number, sa: number, b: number, sb: number): boolean => (sa !== sb ? sa < sb : facts.older(a, b));
+  const offer = (ord: number, score: number): void => {
+    if (heapOrd.length < k) {
+      heapOrd.push(ord);
+      heapScore.push(score);
+      for (let at = heapOrd.length - 1; at > 0; ) {
+        const up = (at - 1) >> 1;
+        if (!worse(heapOrd[at]!, heapScore[at]!, heapOrd[up]!, heapScore[up]!)) break;
+        [heapOrd[up], heapOrd[at]] = [heapOrd[at]!, heapOrd[up]!];
+        [heapScore[up], heapScore[at]] = [heapScore[at]!, heapScore[up]!];
+        at = up;
+      }
+    } else if (worse(heapOrd[0]!, heapScore[0]!, ord, score)) {
+      heapOrd[0] = ord;
+      heapScore[0] = score;
+      for (let at = 0, size = heapOrd.length; ; ) {
+        const l = 2 * at + 1;
+        if (l >= size) break;
+        const r = l + 1;
+        const c = r < size && worse(heapOrd[r]!, heapScore[r]!, heapOrd[l]!, heapScore[l]!) ? r : l;
+        if (!worse(heapOrd[c]!, heapScore[c]!, heapOrd[at]!, heapScore[at]!)) break;
+        [heapOrd[c], heapOrd[at]] = [heapOrd[at]!, heapOrd[c]!];
+        [heapScore[c], heapScore[at]] = [heapScore[at]!, heapScore[c]!];
+        at = c;
+      }
+    } else return;
+    if (heapOrd.length >= k) threshold = heapScore[0]!;
+  };
+
+  const freqs = slots.map(() => new Uint32Array(WINDOW));
+  const scores = new Float64Array(WINDOW);
+  const tables = slots.map(() => new Float64Array(TABLE_F * TABLE_LENGTH).fill(NaN));
+  const filled = new Uint8Array(n);
+  const essential = new Uint8Array(n);
+  const windowUb = new Float64Array(n);
+  const known = new Uint8Array(n);
+  const contrib = new Float64Array(n);
+  const present = new Uint8Array(n);
+  const order = Array.from({ length: n }, (_, s) => s);
+  /** Sum in slot order: exact where known, else the window bound. */
+  const boundNow = (): number => {
+    let b = 0;
+    for (let s = 0; s < n; s++) {
+      if (known[s] !== 0) {
+        if (present[s] !== 0) b += contrib[s]!;
+      } else b += windowUb[s]!;
+    }
+    return b;
+  };
+  const fillSlot = (s: number, base: number, hi: number): void => {
+    const into = freqs[s]!;
+    into.fill(0);
+    for (const r of slots[s]!.readers) r.fill(base, hi, alive, into);
+    filled[s] = 1;
+  };
+
+  let top = -1;
+  for (const slot of slots) for (const r of slot.readers) top = Math.max(top, r.top());
+  if (k <= 0) top = -1;
+  for (let hi = top; hi >= 0; ) {
+    const base = Math.max(0, hi - WINDOW + 1);
+    for (let s = 0; s < n; s++) {
+      let best = 0;
+      for (const r of slots[s]!.readers) {
+        const b = r.bound(base, hi);
+        if (b > best) best = b;
+      }
+      windowUb[s] = best;
+      known[s] = 0;
+    }
+    if (!prunable(boundNow())) {
+      // The weakest slots whose bounds together cannot reach the threshold.
+      order.sort((a, b) => windowUb[a]! - windowUb[b]!);
+      essential.fill(1);
+      for (let j = 0; j < n; j++) {
+        const s = order[j]!;
+        essential[s] = 0;
+        let b = 0;
+        for (let t = 0; t < n; t++) if (essential[t] === 0) b += windowUb[t]!;
+        if (!prunable(b)) {
+          essential[s] = 1;
+          break;
+        }
+      }
+      let essentialCount = 0;
+      let allCount = 0;
+      for (let s = 0; s < n; s++) {
+        let count = 0;
+        for (const r of slots[s]!.readers) count += r.count;
+        allCount += count;
+        if (essential[s] !== 0) essentialCount += count;
+      }
+      for (let s = 0; s < n; s++) {
+        filled[s] = 0;
+        if (essential[s] !== 0 && windowUb[s]! > 0) fillSlot(s, base, hi);
+      }
+      if (BULK * essentialCount >= allCount) {
+        // Candidates would be most of the window: score it whole, slot by
+        // slot in slot order (each fact's sum in scoreDoc's order).
+        for (let s = 0; s < n; s++) if (filled[s] === 0 && windowUb[s]! > 0) fillSlot(s, base, hi);
+        scores.fill(0);
+        for (let s = 0; s < n; s++) {
+          if (s === prefix || filled[s] === 0) continue;
+          const f = freqs[s]!;
+          const weight = slots[s]!.weight;
+          const table = tables[s]!;
+          for (let at = hi - base; at >= 0; at--) if (f[at] !== 0) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
+        }
+        if (prefix >= 0 && filled[prefix] !== 0) {
+          const f = freqs[prefix]!;
+          const ownF = own >= 0 && filled[own] !== 0 ? freqs[own]! : undefined;
+          const weight = slots[prefix]!.weight;
+          const table = tables[prefix]!;
+          for (let at = hi - base; at >= 0; at--) {
+            if (f[at] !== 0 && (ownF === undefined || ownF[at] === 0)) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
+          }
+        }
+        for (let at = hi - base; at >= 0; at--) {
+          const score = scores[at]!;
+          if (score > 0 && !prunable(score)) offer(base + at, score);
+        }
+        hi = nextWindow(slots, base);
+        continue;
+      }
+      for (let at = hi - base; at >= 0; at--) {
+        let candidate = false;
+        for (let s = 0; s < n; s++) {
+          if (essential[s] !== 0 && filled[s] !== 0 && freqs[s]![at] !== 0) {
+            candidate = true;
+            break;
+          }
+        }
+        if (!candidate) continue;
+        const d = base + at;
+        const length = lengths[d]!;
+        for (let s = 0; s < n; s++) {
+          known[s] = essential[s]!;
+          if (essential[s] === 0) continue;
+          const f = filled[s] !== 0 ? freqs[s]![at]! : 0;
+          present[s] = f > 0 ? 1 : 0;
+          if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
+        }
+        // Probe the non-essential slots, strongest first, while the fact can still enter.
+        let pruned = false;
+        for (let j = n - 1; j >= 0; j--) {
+          const s = order[j]!;
+          if (known[s] !== 0) continue;
+          if (prunable(boundNow())) {
+            pruned = true;
+            break;
+          }
+          let f = 0;
+          if (filled[s] !== 0) f = freqs[s]![at]!;
+          else for (const r of slots[s]!.readers) f = Math.max(f, r.probe(d, alive));
+          known[s] = 1;
+          present[s] = f > 0 ? 1 : 0;
+          if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
+        }
+        if (pruned || prunable(boundNow())) continue;
+        // Exactly scoreDoc's sum: the terms in query order, then the prefix
+        // part unless the fact holds the prefix's own word.
+        let score = 0;
+        for (let s = 0; s < n; s++) if (s !== prefix && present[s] !== 0) score += contrib[s]!;
+        if (prefix >= 0 && present[prefix] !== 0 && !(own >= 0 && present[own] !== 0)) score += contrib[prefix]!;
+        if (score > 0) offer(d, score);
+      }
+    }
+    hi = nextWindow(slots, base);
+  }
+  const hits = heapOrd.map((ord, i) => ({ ord, score: heapScore[i]! }));
+  hits.sort((a, b) => (worse(a.ord, a.score, b.ord, b.score) ? 1 : worse(b.ord, b.score, a.ord, a.score) ? -1 : 0));
+  return hits;
+}

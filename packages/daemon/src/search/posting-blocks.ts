@@ -1,0 +1,229 @@
+import { FRONT, addToFrontier, setFrontier } from './score-frontier.js';
+
+/** Postings per sealed block: a list's newest postings wait in its tail until this many. */
+export const BLOCK = 128;
+
+function grownU32(a: Uint32Array, n: number, fill = 0): Uint32Array {
+  const b = new Uint32Array(n);
+  b.set(a);
+  if (fill !== 0) b.fill(fill, a.length);
+  return b;
+}
+
+function grownI32(a: Int32Array, n: number, fill: number): Int32Array {
+  const b = new Int32Array(n);
+  b.set(a);
+  b.fill(fill, a.length);
+  return b;
+}
+
+/**
+ * The sealed part of every posting list of one index: blocks of
+ * {@link BLOCK} postings in fact-ordinal order, each stored as varint
+ * gaps and frequencies (about 2 bytes a posting for common words, where a
+ * plain pair costs 8), with its first and last ordinal (skip data) and
+ * its score frontier (score-frontier.ts: the few (frequency, length) pairs
+ * that bound what any of its postings scores, whatever the average length
+ * is when a search asks). A list's blocks are chained from its
+ * newest (`head`) down through `prev`, the order searches walk them in.
+ *
+ * Per list it also keeps the frontier of every posting it ever held (tail
+ * included): the list's score bound.
+ */
+export class PostingBlocks {
+  bytes: Uint8Array = new Uint8Array(64 * 1024);
+  off: Uint32Array = new Uint32Array(256);
+  first: Uint32Array = new Uint32Array(256);
+  last: Uint32Array = new Uint32Array(256);
+  count: Uint8Array = new Uint8Array(256);
+  /** Per block: its score frontier (score-frontier.ts), {@link FRONT} pairs from `2 × FRONT × block`. */
+  front: Uint32Array = new Uint32Array(2 * FRONT * 256);
+  prev: Int32Array = new Int32Array(256);
+  /** Per list: its newest block, or -1. */
+  head: Int32Array = new Int32Array(64).fill(-1);
+  /** Per list: the score frontier of every posting it ever held, tail included. */
+  listFront: Uint32Array = new Uint32Array(2 * FRONT * 64);
+  /** Per list: the postings its blocks hold. */
+  sealed: Uint32Array = new Uint32Array(64);
+  #blocks = 0;
+  #postings = 0;
+  readonly #fs = new Uint32Array(BLOCK);
+  readonly #lens = new Uint32Array(BLOCK);
+  readonly #freeBlocks: number[] = [];
+  #end = 0;
+  #garbage = 0;
+
+  /** Bytes the blocks take (garbage included): what the sealed postings cost. */
+  get byteSize(): number {
+    return this.#end;
+  }
+
+  /** Postings the blocks hold. */
+  get postings(): number {
+    return this.#postings;
+  }
+
+  /** Makes room for list ids below `n`. */
+  ensureLists(n: number): void {
+    if (n <= this.head.length) return;
+    const size = Math.max(n, 2 * this.head.length);
+    this.head = grownI32(this.head, size, -1);
+    this.listFront = grownU32(this.listFront, 2 * FRONT * size);
+    this.sealed = grownU32(this.sealed, size);
+  }
+
+  /** Counts a posting of frequency `f` in a fact of length `length` into the list's bound. */
+  note(list: number, f: number, length: number): void {
+    addToFrontier(f, length, this.listFront, 2 * FRONT * list);
+  }
+
+  /**
+   * Seals `n` pairs (ordinal, frequency) of `pairs` from pair `from`, in
+   * ascending ordinal order and above every ordinal the list's blocks
+   * hold, as the list's newest block.
+   */
+  seal(list: number, pairs: Uint32Array, from: number, n: number, lengths: Uint32Array): void {
+    const block = this.#newBlock();
+    // At most 10 bytes a posting (two 5-byte varints).
+    this.#reserve(10 * n);
+    const bytes = this.bytes;
+    let at = this.#end;
+    this.off[block] = at;
+    let prevOrd = pairs[2 * from]!;
+    const fs = this.#fs;
+    const lens = this.#lens;
+    for (let i = 0; i < n; i++) {
+      const ord = pairs[2 * (from + i)]!;
+      const f = pairs[2 * (from + i) + 1]!;
+      let gap = ord - prevOrd;
+      prevOrd = ord;
+      while (gap >= 0x80) {
+        bytes[at++] = (gap & 0x7f) | 0x80;
+        gap >>>= 7;
+      }
+      bytes[at++] = gap;
+      let v = f;
+      while (v >= 0x80) {
+        bytes[at++] = (v & 0x7f) | 0x80;
+        v >>>= 7;
+      }
+      bytes[at++] = v;
+      fs[i] = f;
+      lens[i] = lengths[ord]!;
+    }
+    this.#end = at;
+    this.first[block] = pairs[2 * from]!;
+    this.last[block] = prevOrd;
+    this.count[block] = n;
+    setFrontier(fs, lens, n, this.front, 2 * FRONT * block);
+    this.prev[block] = this.head[list]!;
+    this.head[list] = block;
+    this.sealed[list]! += n;
+    this.#postings += n;
+  }
+
+  /**
+   * Decodes a block into `docs` and `freqs` (ascending ordinals); returns
+   * how many postings it holds.
+   */
+  decode(block: number, docs: Uint32Array, freqs: Uint32Array): number {
+    const bytes = this.bytes;
+    const n = this.count[block]!;
+    let at = this.off[block]!;
+    let ord = this.first[block]!;
+    for (let i = 0; i < n; i++) {
+      let b = bytes[at++]!;
+      let gap = b & 0x7f;
+      for (let shift = 7; b >= 0x80; shift += 7) {
+        b = bytes[at++]!;
+        gap += (b & 0x7f) * 2 ** shift;
+      }
+      b = bytes[at++]!;
+      let f = b & 0x7f;
+      for (let shift = 7; b >= 0x80; shift += 7) {
+        b = bytes[at++]!;
+        f += (b & 0x7f) * 2 ** shift;
+      }
+      ord += gap;
+      docs[i] = ord;
+      freqs[i] = f;
+    }
+    return n;
+  }
+
+  /** Drops every block of the list, and its bound. */
+  drop(list: number): void {
+    for (let b = this.head[list]!; b >= 0; ) {
+      const prev = this.prev[b]!;
+      this.#freeBlock(b);
+      b = prev;
+    }
+    this.head[list] = -1;
+    this.#postings -= this.sealed[list]!;
+    this.sealed[list] = 0;
+    this.listFront.fill(0, 2 * FRONT * list, 2 * FRONT * (list + 1));
+  }
+
+  #newBlock(): number {
+    const free = this.#freeBlocks.pop();
+    if (free !== undefined) return free;
+    const block = this.#blocks++;
+    if (block >= this.off.length) {
+      const n = 2 * this.off.length;
+      this.off = grownU32(this.off, n);
+      this.first = grownU32(this.first, n);
+      this.last = grownU32(this.last, n);
+      const count = new Uint8Array(n);
+      count.set(this.count);
+      this.count = count;
+      this.front = grownU32(this.front, 2 * FRONT * n);
+      this.prev = grownI32(this.prev, n, -1);
+    }
+    return block;
+  }
+
+  #freeBlock(block: number): void {
+    // A block's bytes run to the next block's start; sizes are not kept,
+    // so garbage is counted by postings (about 2 bytes each).
+    this.#garbage += 2 * this.count[block]!;
+    this.count[block] = 0;
+    this.#freeBlocks.push(block);
+  }
+
+  /** Room for `more` bytes at the end, packing away garbage first when it outweighs the blocks. */
+  #reserve(more: number): void {
+    if (this.#end + more <= this.bytes.length) return;
+    if (this.#garbage > 64 * 1024 && 2 * this.#garbage > this.#end) this.#pack();
+    if (this.#end + more <= this.bytes.length) return;
+    const bytes = new Uint8Array(Math.max(this.#end + more, Math.ceil(this.bytes.length * 1.5)));
+    bytes.set(this.bytes.subarray(0, this.#end));
+    this.bytes = bytes;
+  }
+
+  /** Rewrites the live blocks' bytes contiguously, in block-number order. */
+  #pack(): void {
+    const live: number[] = [];
+    const free = new Set(this.#freeBlocks);
+    for (let b = 0; b < this.#blocks; b++) if (!free.has(b)) live.push(b);
+    live.sort((a, b) => this.off[a]! - this.off[b]!);
+    const bytes = new Uint8Array(this.bytes.length);
+    let at = 0;
+    for (const b of live) {
+      const size = this.#encodedSize(b);
+      bytes.set(this.bytes.subarray(this.off[b]!, this.off[b]! + size), at);
+      this.off[b] = at;
+      at += size;
+    }
+    this.bytes = bytes;
+    this.#end = at;
+    this.#garbage = 0;
+  }
+
+  /** The bytes block `b` takes: 2 varints a posting. */
+  #encodedSize(b: number): number {
+    const bytes = this.bytes;
+    let at = this.off[b]!;
+    for (let i = 2 * this.count[b]!; i > 0; i--) while (bytes[at++]! >= 0x80);
+    return at - this.off[b]!;
+  }
+}
