@@ -1,3 +1,5 @@
+import type { IndexSnapshot } from './index-image.js';
+import { atLeast } from './posting-pool.js';
 import { FRONT, addToFrontier, setFrontier } from './score-frontier.js';
 
 /** Postings per sealed block: a list's newest postings wait in its tail until this many. */
@@ -56,6 +58,51 @@ export class PostingBlocks {
   /** Bytes the blocks take (garbage included): what the sealed postings cost. */
   get byteSize(): number {
     return this.#end;
+  }
+
+  /** The blocks as data (arrays cut to what they hold, not copied). */
+  snapshot(): IndexSnapshot {
+    const n = this.#blocks;
+    return {
+      meta: { blocks: n, freeBlocks: this.#freeBlocks, end: this.#end, garbage: this.#garbage, postings: this.#postings },
+      arrays: {
+        bytes: this.bytes.subarray(0, this.#end),
+        off: this.off.subarray(0, n),
+        first: this.first.subarray(0, n),
+        last: this.last.subarray(0, n),
+        count: this.count.subarray(0, n),
+        front: this.front.subarray(0, 2 * FRONT * n),
+        prev: this.prev.subarray(0, n),
+        head: this.head,
+        listFront: this.listFront,
+        sealed: this.sealed,
+      },
+    };
+  }
+
+  /** Blocks from {@link snapshot}'s data. */
+  static restore(s: IndexSnapshot): PostingBlocks {
+    const b = new PostingBlocks();
+    const m = s.meta as { blocks: number; freeBlocks: number[]; end: number; garbage: number; postings: number };
+    const a = s.arrays;
+    const u32 = (n: number) => new Uint32Array(n);
+    const i32 = (n: number) => new Int32Array(n).fill(-1);
+    b.bytes = atLeast(a['bytes'] as Uint8Array, 1024, (n) => new Uint8Array(n));
+    b.off = atLeast(a['off'] as Uint32Array, 256, u32);
+    b.first = atLeast(a['first'] as Uint32Array, 256, u32);
+    b.last = atLeast(a['last'] as Uint32Array, 256, u32);
+    b.count = atLeast(a['count'] as Uint8Array, 256, (n) => new Uint8Array(n));
+    b.front = atLeast(a['front'] as Uint32Array, 2 * FRONT * 256, u32);
+    b.prev = atLeast(a['prev'] as Int32Array, 256, i32);
+    b.head = atLeast(a['head'] as Int32Array, 64, i32);
+    b.listFront = atLeast(a['listFront'] as Uint32Array, 2 * FRONT * 64, u32);
+    b.sealed = atLeast(a['sealed'] as Uint32Array, 64, u32);
+    b.#blocks = m.blocks;
+    b.#freeBlocks.push(...m.freeBlocks);
+    b.#end = m.end;
+    b.#garbage = m.garbage;
+    b.#postings = m.postings;
+    return b;
   }
 
   /** Postings the blocks hold. */

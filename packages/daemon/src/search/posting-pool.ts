@@ -1,3 +1,13 @@
+import type { IndexSnapshot } from './index-image.js';
+
+/** `a` if it has room for `n`, else a copy with room for `n` (restored arrays are cut to what they hold). */
+export function atLeast<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(a: T, n: number, make: (n: number) => T): T {
+  if (a.length >= n) return a;
+  const b = make(n);
+  b.set(a);
+  return b;
+}
+
 /**
  * Every term's postings of one in-memory index, in one typed array: a
  * term's list is a run of (fact ordinal, weighted frequency) pairs at
@@ -9,12 +19,12 @@
  * space it leaves is reclaimed when the garbage outweighs the lists.
  */
 export class PostingPool {
-  pairs = new Uint32Array(2 * 1024);
-  start = new Uint32Array(64);
-  size = new Uint32Array(64);
-  cap = new Uint32Array(64);
+  pairs: Uint32Array = new Uint32Array(2 * 1024);
+  start: Uint32Array = new Uint32Array(64);
+  size: Uint32Array = new Uint32Array(64);
+  cap: Uint32Array = new Uint32Array(64);
   /** Live postings of the list: the term's df (size also counts removed facts' pairs). */
-  df = new Uint32Array(64);
+  df: Uint32Array = new Uint32Array(64);
   readonly #ids = new Map<string, number>();
   readonly #free: number[] = [];
   #lists = 0;
@@ -27,6 +37,39 @@ export class PostingPool {
   /** `collectAfter`: garbage pairs tolerated before packing (when they also outweigh the lists). */
   constructor(collectAfter = 65_536) {
     this.#collectAfter = collectAfter;
+  }
+
+  /** The pool as data (its arrays cut to what they hold, not copied). */
+  snapshot(): IndexSnapshot {
+    return {
+      meta: { terms: [...this.#ids], free: this.#free, lists: this.#lists, end: this.#end, garbage: this.#garbage, used: this.#used },
+      arrays: {
+        pairs: this.pairs.subarray(0, 2 * this.#end),
+        start: this.start.subarray(0, this.#lists),
+        size: this.size.subarray(0, this.#lists),
+        cap: this.cap.subarray(0, this.#lists),
+        df: this.df.subarray(0, this.#lists),
+      },
+    };
+  }
+
+  /** A pool from {@link snapshot}'s data. */
+  static restore(s: IndexSnapshot): PostingPool {
+    const pool = new PostingPool();
+    const m = s.meta as { terms: Array<[string, number]>; free: number[]; lists: number; end: number; garbage: number; used: number };
+    const u32 = (n: number) => new Uint32Array(n);
+    pool.pairs = atLeast(s.arrays['pairs'] as Uint32Array, 2 * 1024, u32);
+    pool.start = atLeast(s.arrays['start'] as Uint32Array, 64, u32);
+    pool.size = atLeast(s.arrays['size'] as Uint32Array, 64, u32);
+    pool.cap = atLeast(s.arrays['cap'] as Uint32Array, 64, u32);
+    pool.df = atLeast(s.arrays['df'] as Uint32Array, 64, u32);
+    for (const [term, id] of m.terms) pool.#ids.set(term, id);
+    pool.#free.push(...m.free);
+    pool.#lists = m.lists;
+    pool.#end = m.end;
+    pool.#garbage = m.garbage;
+    pool.#used = m.used;
+    return pool;
   }
 
   /** Pairs held (live or of removed facts). */

@@ -5,7 +5,8 @@ import { type FactView, type Slot, maxScore } from './max-score.js';
 import { BLOCK, PostingBlocks } from './posting-blocks.js';
 import { FRONT, frontierBound } from './score-frontier.js';
 import { WindowReader } from './window-reader.js';
-import { PostingPool } from './posting-pool.js';
+import type { IndexSnapshot } from './index-image.js';
+import { PostingPool, atLeast } from './posting-pool.js';
 import { type Completion, MAX_PREFIX_SCAN, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
 import type { Hit } from './top-k.js';
 
@@ -105,25 +106,25 @@ function grown<T extends Uint32Array | Uint8Array | Float64Array>(array: T, need
 export class ResidentIndex {
   /** Ordinals handed out (live and dead). */
   #count = 0;
-  #lengths = new Uint32Array(64);
-  #alive = new Uint8Array(64);
+  #lengths: Uint32Array = new Uint32Array(64);
+  #alive: Uint8Array = new Uint8Array(64);
   /** Each fact's id as three numbers (ulidParts), for tie-breaking and hashing. */
-  #idParts = new Float64Array(3 * 64);
+  #idParts: Float64Array = new Float64Array(3 * 64);
   /** Each fact's id as text, 26 bytes each: the ids of the hits are cut from it. */
   #idText = Buffer.alloc(26 * 64);
   /** Whether ordinals follow id order (a higher ordinal is a newer fact): ties then compare ordinals. */
   #ordered = true;
   /** Ordinals by id hash, open addressing (-1: empty); dead ordinals stay until renumbering. */
-  #slots = new Int32Array(128).fill(-1);
+  #slots: Int32Array = new Int32Array(128).fill(-1);
   /** An id being looked up, as parts. */
   readonly #wanted = new Float64Array(3);
   /**
    * Each term's list: its newest postings (fewer than {@link BLOCK}) as
    * pairs of (fact ordinal, weighted frequency) here, with its df...
    */
-  readonly #lists = new PostingPool();
+  #lists = new PostingPool();
   /** ...and the older ones sealed in compressed blocks, all in ordinal order. */
-  readonly #blocks = new PostingBlocks();
+  #blocks = new PostingBlocks();
   readonly #surfaces = new Map<string, Surface>();
   /** What {@link complete} answered, by prefix, since the dictionary last changed. */
   readonly #completions = new Map<string, readonly Completion[]>();
@@ -151,6 +152,69 @@ export class ResidentIndex {
   /** Loading: the postings, as (list, fact ordinal, frequency) triples, until the end fills the lists at once. */
   #staged: Uint32Array | undefined;
   #stagedCount = 0;
+
+  /**
+   * The index as data (search/index-image.ts): what a worker hands back
+   * and an image file holds. Its arrays are views of the index's (cut to
+   * what they hold, not copied): use it before the next change.
+   */
+  snapshot(): IndexSnapshot {
+    if (this.#staged !== undefined) throw new Error('ResidentIndex.snapshot during a load');
+    this.#mergeSurfaces();
+    const pool = this.#lists.snapshot();
+    const blocks = this.#blocks.snapshot();
+    const n = this.#count;
+    const arrays: IndexSnapshot['arrays'] = {
+      lengths: this.#lengths.subarray(0, n),
+      alive: this.#alive.subarray(0, n),
+      idParts: this.#idParts.subarray(0, 3 * n),
+      idText: new Uint8Array(this.#idText.buffer, this.#idText.byteOffset, 26 * n),
+      slots: this.#slots,
+    };
+    for (const [name, a] of Object.entries(pool.arrays)) arrays[`pool.${name}`] = a;
+    for (const [name, a] of Object.entries(blocks.arrays)) arrays[`blocks.${name}`] = a;
+    // The dictionary in code point order: word, its term when it differs, and its count.
+    const words = this.#sorted.map((w) => {
+      const { term, count } = this.#surfaces.get(w)!;
+      return term === w ? [w, count] : [w, count, term];
+    });
+    return {
+      meta: { count: n, ordered: this.#ordered, facts: this.#facts, length: this.#length, dead: this.#dead, words, pool: pool.meta, blocks: blocks.meta },
+      arrays,
+    };
+  }
+
+  /** An index from {@link snapshot}'s data (its arrays are used as they are). */
+  static restore(s: IndexSnapshot): ResidentIndex {
+    const index = new ResidentIndex();
+    const m = s.meta as { count: number; ordered: boolean; facts: number; length: number; dead: number; words: Array<[string, number, string?]>; pool: IndexSnapshot['meta']; blocks: IndexSnapshot['meta'] };
+    const part = (prefix: string, meta: IndexSnapshot['meta']): IndexSnapshot => {
+      const arrays: IndexSnapshot['arrays'] = {};
+      for (const [name, a] of Object.entries(s.arrays)) if (name.startsWith(prefix)) arrays[name.slice(prefix.length)] = a;
+      return { meta, arrays };
+    };
+    index.#lists = PostingPool.restore(part('pool.', m.pool));
+    index.#blocks = PostingBlocks.restore(part('blocks.', m.blocks));
+    const n = m.count;
+    const room = Math.max(64, n);
+    index.#lengths = atLeast(s.arrays['lengths'] as Uint32Array, room, (k) => new Uint32Array(k));
+    index.#alive = atLeast(s.arrays['alive'] as Uint8Array, room, (k) => new Uint8Array(k));
+    index.#idParts = atLeast(s.arrays['idParts'] as Float64Array, 3 * room, (k) => new Float64Array(k));
+    const idText = Buffer.alloc(26 * room);
+    idText.set(s.arrays['idText'] as Uint8Array);
+    index.#idText = idText;
+    index.#slots = s.arrays['slots'] as Int32Array;
+    index.#count = n;
+    index.#ordered = m.ordered;
+    index.#facts = m.facts;
+    index.#length = m.length;
+    index.#dead = m.dead;
+    for (const [word, count, term] of m.words) {
+      index.#surfaces.set(word, { term: term ?? word, count });
+      index.#sorted.push(word);
+    }
+    return index;
+  }
 
   /** Current facts. */
   get facts(): number {
