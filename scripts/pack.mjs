@@ -45,6 +45,7 @@ const FILES = [
   ['packages/mcp/bin/memoryd-mcp.js', 'bin/memoryd-mcp.js'],
   ['packages/cli/bin/memoryctl.js', 'bin/memoryctl.js'],
   ['packages/daemon/dist/memoryd.mjs', 'dist/memoryd.mjs'],
+  ['packages/daemon/dist/memoryd-index-worker.mjs', 'dist/memoryd-index-worker.mjs'],
   ['packages/mcp/dist/memoryd-mcp.cjs', 'dist/memoryd-mcp.cjs'],
   ['packages/mcp/dist/memoryd-mcp.v8cache', 'dist/memoryd-mcp.v8cache'],
   ['packages/cli/dist/memoryctl.cjs', 'dist/memoryctl.cjs'],
@@ -57,6 +58,7 @@ const FILES = [
 // Every bundle must be built and current: the release would otherwise carry stale code.
 for (const [bundle, pkgDir] of [
   ['packages/daemon/dist/memoryd.mjs', 'packages/daemon'],
+  ['packages/daemon/dist/memoryd-index-worker.mjs', 'packages/daemon'],
   ['packages/mcp/dist/memoryd-mcp.cjs', 'packages/mcp'],
   ['packages/cli/dist/memoryctl.cjs', 'packages/cli'],
 ]) {

@@ -238,7 +238,7 @@ describe('a damaged store', () => {
     const written: Written = { facts: new Map(), checkpoints: new Map() };
     let d = await startDaemon();
     const c = await connect(d.socket);
-    await write(c, ['ann', 'bob'], 100, written);
+    await write(c, ['ann', 'bob'], 300, written);
     c.socket.destroy();
     await d.stop(); // the writes stay in LevelDB's log: a stop does not flush it
     const [log] = filesEnding(d.dataDir, '.log');
@@ -299,14 +299,11 @@ describe('a damaged store', () => {
       ['admin.export', { limit: 1000 }],
       ['memory.search', { agentId: 'gone', query: 'harbour crane' }],
     ] as const) {
-      let r = await c.call(method, params);
-      // The search index loads in the background after the first search: ask until it has.
-      for (let i = 0; method === 'memory.search' && r.error === undefined && i < 200; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 25));
-        r = await c.call(method, params);
-      }
+      const r = await c.call(method, params);
       assert.equal(r.error?.code, STORAGE_ERROR, `${method} ${JSON.stringify(params)}: ${JSON.stringify(r).slice(0, 300)}`);
-      assert.match(r.error!.message, /of agent gone: \d+ read, but its counters say \d+/);
+      // The search index came back from its image: it still holds the fact the store lost.
+      if (method === 'memory.search') assert.match(r.error!.message, new RegExp(`fact ${ids[5]} of agent gone is in its search index but not in the store`));
+      else assert.match(r.error!.message, /of agent gone: \d+ read, but its counters say \d+/);
     }
     assert.equal((await c.ok(MemoryList, { agentId: 'other' })).facts.length, 1);
     c.socket.destroy();

@@ -1,6 +1,5 @@
 import type { AnalysedQuery } from './analyze.js';
 import { PREFIX_WEIGHT, type QueryModel, idf } from './bm25.js';
-import { MAX_LISTS } from './top-k.js';
 
 /**
  * The agent's words starting with the prefix are read up to this many, in
@@ -28,19 +27,10 @@ export interface WeightedTerm {
   idf: number;
 }
 
-/**
- * What one search reads and how it scores, decided the same way whichever
- * index answers it (LevelDB's or the in-memory one), so both rank alike.
- */
+/** How one search scores: the model scoreDoc and the index both follow. */
 export interface QueryPlan {
   /** The scoring model: every query term held by some fact, in query order. */
   model: QueryModel & { terms: WeightedTerm[] };
-  /**
-   * Terms whose lists are read: the prefix's own word first (when some
-   * fact holds it), then the rarest. A fact holding only terms left out
-   * is not found; one found is scored on them all.
-   */
-  listed: WeightedTerm[];
   /** The prefix's own word, when some fact holds it. */
   own: WeightedTerm | undefined;
 }
@@ -48,7 +38,7 @@ export interface QueryPlan {
 /**
  * Plans the whole-word part of a search over `n` current facts of summed
  * length `length`, `df` giving each term's document frequency; `undefined`
- * when nothing can match. One list is kept for the completions.
+ * when nothing can match.
  */
 export function planTerms(query: AnalysedQuery, n: number, length: number, df: (term: string) => number): QueryPlan | undefined {
   if (query.terms.length === 0 || n === 0 || length === 0) return undefined;
@@ -57,12 +47,9 @@ export function planTerms(query: AnalysedQuery, n: number, length: number, df: (
     const count = df(term);
     if (count > 0) model.terms.push({ term, idf: idf(n, count) });
   }
-  // The prefix's own word always keeps its list: facts holding it get
-  // nothing from its completions, which only its list can tell.
+  // Facts holding the prefix's own word get nothing from its completions.
   const own = query.prefix === undefined ? undefined : model.terms.find((t) => t.term === query.prefix!.term);
-  const rarest = [...model.terms].sort((a, b) => b.idf - a.idf).filter((t) => t !== own);
-  const listed = [...(own === undefined ? [] : [own]), ...rarest].slice(0, MAX_LISTS - 1);
-  return { model, listed, own };
+  return { model, own };
 }
 
 /** The prefix part of a search: the completion terms and the weight of their list. */
@@ -70,7 +57,7 @@ export interface PrefixPlan {
   terms: string[];
   /** The completions' idf (what {@link QueryModel.prefix} holds). */
   idf: number;
-  /** Their list's weight: {@link PREFIX_WEIGHT} × idf. */
+  /** What multiplies a completion's saturation: {@link PREFIX_WEIGHT} × idf. */
   listWeight: number;
 }
 

@@ -8,7 +8,12 @@ import { WindowReader } from './window-reader.js';
 import type { IndexSnapshot } from './index-image.js';
 import { PostingPool, atLeast } from './posting-pool.js';
 import { type Completion, MAX_PREFIX_SCAN, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
-import type { Hit } from './top-k.js';
+
+/** A fact a search found, with its score. */
+export interface Hit {
+  id: string;
+  score: number;
+}
 
 /** A dictionary word: its term and how many current facts hold it. */
 interface Surface {

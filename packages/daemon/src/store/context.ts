@@ -4,11 +4,10 @@ import { decodeTime, monotonicFactory } from 'ulid';
 import { DaemonError, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { AgentLock } from './agent-lock.js';
-import type { PostingCache } from '../search/posting-cache.js';
 import type { AgentCounters } from './counters.js';
 import type { GroupCommit } from './group-commit.js';
 import type { FactCache } from './fact-cache.js';
-import type { ResidentSet } from './resident-set.js';
+import type { SearchIndexes } from './search-indexes.js';
 import { SublevelNames } from './keys.js';
 import { type RawSublevel, SealedSublevel } from './sealed-sublevel.js';
 
@@ -63,10 +62,10 @@ export interface StoreContext {
   logger: Logger;
   /** Every agent's counters and the totals, kept exact in memory. */
   counters: AgentCounters;
-  /** Heads of recently read posting lists (search/posting-cache.ts). */
-  postings: PostingCache;
-  /** Agents whose whole index is in memory (store/resident-set.ts). */
-  resident: ResidentSet;
+  /** Every agent's search index, in memory (store/search-indexes.ts). */
+  search: SearchIndexes;
+  /** A fresh stamp for a batch that changes facts (what an index image must match). */
+  newStamp(): string;
   /** Facts recently returned by searches (store/fact-cache.ts). */
   facts: FactCache;
   /** A new ULID and its creation time (the same millisecond). */
@@ -101,6 +100,17 @@ export function idSource(): () => { id: string; createdAt: string } {
     const id = next(Date.now());
     return { id, createdAt: new Date(decodeTime(id)).toISOString() };
   };
+}
+
+/**
+ * A source of stamps for the batches that change facts: this process's
+ * random prefix and a count, so no two batches, in this run or another,
+ * share one.
+ */
+export function stampSource(): () => string {
+  const run = Buffer.from(getRandomValues(new Uint8Array(8))).toString('hex');
+  let n = 0;
+  return () => `${run}.${(n++).toString(36)}`;
 }
 
 /**

@@ -59,6 +59,11 @@ export class AgentCounters {
     this.#totals.agents += (has ? 1 : 0) - (had ? 1 : 0);
   }
 
+  /** The agents with counters that decoded, and theirs. */
+  *entries(): IterableIterator<[string, AgentStats]> {
+    for (const [agentId, stats] of this.#agents) if (!(stats instanceof DaemonError)) yield [agentId, { ...stats }];
+  }
+
   /** Totals for `daemon.status`; throws the first decode error, if any. */
   totals(): StoreCounts {
     if (this.#poison !== undefined) throw this.#poison;

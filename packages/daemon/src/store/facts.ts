@@ -67,9 +67,8 @@ export async function addFact(ctx: StoreContext, p: ParamsOf<typeof MemoryAdd>):
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(fact));
     await dedup.add(p.agentId, hash, id);
     dedup.flush(batch);
-    const index = new IndexEdits(ctx.subs, batch);
+    const index = new IndexEdits(batch);
     index.add(p.agentId, fact);
-    index.flush();
     await commit(ctx, batch, `add fact for agent ${p.agentId}`);
     return { factId: id, createdAt };
   });

@@ -73,7 +73,7 @@ export async function importRecords(
       const seen = new Set<string>();
       const batch = new WriteBatch();
       const dedup = new DedupEdits(ctx);
-      const index = new IndexEdits(ctx.subs, batch);
+      const index = new IndexEdits(batch);
       let imported = 0;
       let skipped = 0;
       for (const [i, r] of valid.entries()) {
@@ -100,7 +100,6 @@ export async function importRecords(
         index.add(r.agentId, fact);
       }
       dedup.flush(batch);
-      index.flush();
       await commit(ctx, batch, `import ${imported} records`);
       return { imported, skipped, rejected };
     },

@@ -2,17 +2,18 @@ import type { Logger } from '../logger.js';
 import { ANALYSIS_VERSION } from '../search/analyze.js';
 import { type AgentStats, decodeFact, encodeStats } from './codec.js';
 import { type Db, type Sublevels, guard } from './context.js';
-import { IndexEdits } from './index-edits.js';
-import { splitKey, statsKey } from './keys.js';
+import { docTerms } from '../search/doc-terms.js';
+import { STAMP_PREFIX, splitKey, stampKey, statsKey } from './keys.js';
 import { WriteBatch } from './stats.js';
 
 /**
- * What `!meta!index` holds once the index matches the facts: the posting
- * layout and the analysis that produced the terms. Postings are found
- * again (to delete them) by analysing a fact's text anew, so an index
- * built by another analysis must be rebuilt before any write.
+ * What `!meta!index` holds once the store matches this daemon's search:
+ * no postings in LevelDB (the index lives in memory, store/search-indexes.ts),
+ * and each agent's summed length as this analysis counts it. A store of an
+ * earlier version still holds the posting sublevels (post, term, surf) of
+ * the LevelDB index, which are cleared.
  */
-export const IndexVersion = `postings 2, analysis ${ANALYSIS_VERSION}`;
+export const IndexVersion = `in memory 1, analysis ${ANALYSIS_VERSION}`;
 
 /** Facts indexed per batch while rebuilding. */
 const CHUNK = 2000;
@@ -20,18 +21,19 @@ const CHUNK = 2000;
 const PROGRESS_EVERY = 100_000;
 
 /**
- * Makes sure the search index was built by this analysis, rebuilding it
- * from the facts otherwise (a store from before the index, or after an
- * analysis change): clears the index sublevels, indexes every current
- * fact in chunks, recounts every agent's statistics, and only then records
- * the version, so a crash part-way simply rebuilds again at the next
- * start. Runs before the daemon serves anything.
+ * Makes sure the store's search data was made by this version and
+ * analysis, redoing it from the facts otherwise (a store of an earlier
+ * layout, or after an analysis change): clears the old posting sublevels,
+ * recounts every agent's statistics (the summed length depends on the
+ * analysis), and only then records the version, so a crash part-way
+ * simply does it again at the next start. Runs before the daemon serves
+ * anything.
  */
 export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger: Logger): Promise<void> {
   const found = await guard('read the index version', () => subs.meta.get('index'));
   if (found === IndexVersion) return;
   const started = Date.now();
-  logger.info('building the search index', { found: found ?? null, version: IndexVersion });
+  logger.info('recounting the search statistics', { found: found ?? null, version: IndexVersion });
   await guard('clear the search index', async () => {
     await Promise.all([subs.post.clear(), subs.term.clear(), subs.surf.clear()]);
   });
@@ -47,23 +49,17 @@ export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger
     for (;;) {
       const entries = await guard('read facts to index', () => iterator.nextv(CHUNK));
       if (entries.length === 0) break;
-      const batch = new WriteBatch();
-      const index = new IndexEdits(subs, batch);
       for (const [key, text] of entries) {
         const { agentId, rest: id } = splitKey(key);
-        index.add(agentId, decodeFact(`fact ${id} of agent ${agentId}`, text, id));
-      }
-      index.flush();
-      for (const [agentId, d] of batch.deltas()) {
+        const fact = decodeFact(`fact ${id} of agent ${agentId}`, text, id);
         const s = statsOf(agentId);
-        s.facts += d.facts;
-        s.length += d.length;
+        s.facts += 1;
+        s.length += docTerms(fact.content, fact.tags).length;
       }
-      await guard('write the search index', () => db.batch(batch.ops, { sync: false }));
       const before = facts;
       facts += entries.length;
       if (Math.floor(facts / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) {
-        logger.info('building the search index', { facts, ms: Date.now() - started });
+        logger.info('recounting the search statistics', { facts, ms: Date.now() - started });
       }
     }
   } finally {
@@ -84,5 +80,26 @@ export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger
   for (const [agentId, s] of stats) last.put(subs.stats, statsKey(agentId), encodeStats(s));
   last.put(subs.meta, 'index', IndexVersion);
   await guard('write agent counters', () => db.batch(last.ops, { sync }));
-  logger.info('search index built', { facts, agents: stats.size, ms: Date.now() - started });
+  logger.info('search statistics recounted', { facts, agents: stats.size, ms: Date.now() - started });
+}
+
+/**
+ * Every agent's stamp (`!meta!stamp:<agentId>`, rewritten by every batch
+ * that changes its facts: what an index image must match), giving one to
+ * each agent with counters that has none (a store of an earlier version).
+ */
+export async function ensureStamps(db: Db, subs: Sublevels, sync: boolean, newStamp: () => string): Promise<Map<string, string>> {
+  const stamps = new Map<string, string>();
+  const entries = await guard('read the index stamps', () => subs.meta.iterator({ gte: STAMP_PREFIX, lt: `${STAMP_PREFIX}\uffff` }).all());
+  for (const [key, stamp] of entries) stamps.set(key.slice(STAMP_PREFIX.length), stamp);
+  const missing = new WriteBatch();
+  const agents = await guard('read agent counters', () => subs.stats.iterator().all());
+  for (const [agentId] of agents) {
+    if (stamps.has(agentId)) continue;
+    const stamp = newStamp();
+    stamps.set(agentId, stamp);
+    missing.put(subs.meta, stampKey(agentId), stamp);
+  }
+  if (missing.ops.length > 0) await guard('write the index stamps', () => db.batch(missing.ops, { sync }));
+  return stamps;
 }

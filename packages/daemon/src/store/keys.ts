@@ -1,6 +1,5 @@
 import { Limits } from '@memoryd/protocol';
 import { decodeError, invalidParams } from '../errors.js';
-import type { Posting } from '../search/postings.js';
 
 /*
  * Key layout (LayoutVersion 2). Every record lives in one sublevel; a
@@ -19,21 +18,16 @@ import type { Posting } from '../search/postings.js';
  *   !stats!<agentId>                 {facts, checkpoints, length} of an agent with
  *                                    facts or checkpoints > 0 (length: the summed
  *                                    search length of its current facts)
- *   !post!<agentId>\x00<term>\x00<F><L><id>  ""  a posting: current fact <id> holds
- *                                    <term> with weighted frequency F (stored as
- *                                    46655 - F) and has length L, 3 base-36 digits
- *                                    each: an agent's postings of a term come by
- *                                    frequency descending, then length ascending,
- *                                    the order that bounds BM25 (search/top-k.ts)
- *   !term!<agentId>\x00<term>        how many current facts hold the term (df)
- *   !surf!<agentId>\x00<surface>     "<count> <term>": how many current facts hold
- *                                    the unstemmed word, and its term (the
- *                                    dictionary that prefix matching scans)
- *   !meta!index                      the analysis version the index was built with
+ *   !meta!index                      what the search data was made by (index-build.ts)
+ *   !meta!stamp:<agentId>            a stamp every batch that changes the agent's facts
+ *                                    rewrites: an index image (store/index-images.ts)
+ *                                    counts only while it carries the same one
  *
- * The index sublevels (post, term, surf) and the length in stats change in
- * the same batch as the facts they describe, and are rebuilt at open when
- * `!meta!index` is not the running analysis version (search/analyze.ts).
+ * The search index lives in memory (store/search-indexes.ts); the length
+ * in stats changes in the same batch as the facts it sums, and is recounted
+ * at open when `!meta!index` is not the running version. Stores of
+ * `!meta!index` "postings 2" and earlier also held the LevelDB index under
+ * !post!, !term! and !surf!; those sublevels are cleared at open.
  *
  * Why it cannot be escaped: an agentId is 1-128 characters of
  * [A-Za-z0-9._:@-] (asserted here again, whatever the caller checked), so
@@ -109,6 +103,15 @@ export function statsKey(agentId: string): string {
   return agentId;
 }
 
+/** Where the stamps of agents' facts live in `meta` (`stamp:<agentId>`). */
+export const STAMP_PREFIX = 'stamp:';
+
+/** Key (in `meta`) of the stamp every batch changing the agent's facts rewrites: what its index image must match. */
+export function stampKey(agentId: string): string {
+  assertAgentId(agentId);
+  return STAMP_PREFIX + agentId;
+}
+
 /** A range over keys, as level iterators take it. */
 export interface KeyRange {
   gt?: string;
@@ -142,69 +145,9 @@ export function splitKey(key: string): { agentId: string; rest: string } {
 }
 
 // Terms and surfaces are folded words and identifiers (search/analyze.ts):
-// never empty, never holding a character below U+0020, so \x00 ends them
-// and a term's keys never mix with a longer term's.
+// never empty, never holding a character below U+0020. Only the key shape
+// check of the old posting sublevels uses this (see the layout above).
 const TERM = /^[^\x00-\x1f]+$/;
-
-function assertTerm(term: string): void {
-  if (!TERM.test(term)) throw new Error(`index term is empty or holds a control character: ${JSON.stringify(term)}`);
-}
-
-/** Largest value of a 3-digit base-36 posting field. */
-export const POSTING_FIELD_MAX = 36 ** 3 - 1;
-function field(n: number): string {
-  if (!Number.isInteger(n) || n < 0 || n > POSTING_FIELD_MAX) throw new Error(`posting field out of range: ${n}`);
-  return n.toString(36).padStart(3, '0');
-}
-
-// Sorts after every character in UTF-8 byte order (what LevelDB compares).
-const LAST_CHAR = String.fromCodePoint(0x10ffff);
-
-/** Key of a dictionary entry (`term` or `surf`): `<agentId>\x00<word>`. */
-export function wordKey(agentId: string, word: string): string {
-  assertAgentId(agentId);
-  assertTerm(word);
-  return agentId + KEY_SEP + word;
-}
-
-/** Every dictionary key of an agent starting with `prefix`. */
-export function wordPrefixRange(agentId: string, prefix: string): { gte: string; lt: string } {
-  assertAgentId(agentId);
-  assertTerm(prefix);
-  return { gte: agentId + KEY_SEP + prefix, lt: agentId + KEY_SEP + prefix + LAST_CHAR };
-}
-
-/** Key of a posting; `frequency` and `length` are weighted counts (search/doc-terms.ts). */
-export function postingKey(agentId: string, term: string, frequency: number, length: number, factId: string): string {
-  assertUlid(factId);
-  return `${wordKey(agentId, term)}${KEY_SEP}${field(POSTING_FIELD_MAX - frequency)}${field(length)}${factId}`;
-}
-
-/** Every posting of one term of one agent, best first. */
-export function postingRange(agentId: string, term: string): { gt: string; lt: string } {
-  const base = wordKey(agentId, term);
-  return { gt: base + KEY_SEP, lt: base + KEY_END };
-}
-
-const BASE36_3 = /^[0-9a-z]{3}$/;
-
-/**
- * Parses a posting key of `postingRange(…, term)`, whose prefix is
- * `prefixLength` long. On the search's hot path: no regular expression
- * over the id (recordKey checks it before any use).
- */
-export function parsePosting(key: string, prefixLength: number): Posting {
-  const f = key.slice(prefixLength, prefixLength + 3);
-  const l = key.slice(prefixLength + 3, prefixLength + 6);
-  if (key.length !== prefixLength + 32 || !BASE36_3.test(f) || !BASE36_3.test(l)) {
-    throw decodeError(`posting key ${JSON.stringify(key)}`, new Error('expected <F><L><id> after the term'));
-  }
-  return {
-    frequency: POSTING_FIELD_MAX - Number.parseInt(f, 36),
-    length: Number.parseInt(l, 36),
-    id: key.slice(prefixLength + 6),
-  };
-}
 
 const DEDUP_REST = /^[0-9a-f]{64}$/;
 const POSTING_TAIL = /\x00[0-9a-z]{6}[0-9A-HJKMNP-TV-Z]{26}$/;

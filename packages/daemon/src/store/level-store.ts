@@ -90,7 +90,7 @@ export class LevelMemoryStore implements MemoryStore {
   }
 
   searchMemory(): { agents: number; postings: number } {
-    return this.#ctx.resident.stats();
+    return this.#ctx.search.stats();
   }
 
   close(): Promise<void> {
@@ -103,7 +103,7 @@ export class LevelMemoryStore implements MemoryStore {
     // closes; their own failures belong to their callers.
     await Promise.allSettled([...this.#writes]);
     await this.#cursors.close();
-    await this.#ctx.resident.close();
+    await this.#ctx.search.close();
     await guard('close the store', () => this.#ctx.db.close());
   }
 

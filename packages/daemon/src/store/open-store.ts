@@ -4,7 +4,7 @@ import { Level } from 'level';
 import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { AgentLock } from './agent-lock.js';
-import { type Db, type StoreContext, idSource, openSublevels } from './context.js';
+import { type Db, type StoreContext, idSource, openSublevels, stampSource } from './context.js';
 import { prepareDataDir } from './data-dir.js';
 import { type StoreFiles, inspectStoreFiles } from './level-files/inspect.js';
 import { holdStoreLock } from './level-files/store-lock.js';
@@ -12,20 +12,10 @@ import { checkLayout } from './seal-store.js';
 import { LevelMemoryStore } from './level-store.js';
 import { AgentCounters } from './counters.js';
 import { GroupCommit } from './group-commit.js';
-import { ensureIndex } from './index-build.js';
-import { PostingCache } from '../search/posting-cache.js';
+import { ensureIndex, ensureStamps } from './index-build.js';
 import { FactCache } from './fact-cache.js';
-import { ResidentSet } from './resident-set.js';
-
-/** Postings kept in memory across searches, packed (~34 bytes each): some 10 MB at most. */
-const POSTING_CACHE_SIZE = 300_000;
-
-/**
- * Postings of the agents whose whole index is held in memory, in all
- * (~8 bytes each, plus their words and fact ids): an agent with 100,000
- * facts holds some 3 million.
- */
-export const SEARCH_MEMORY_POSTINGS = 6_000_000;
+import { IndexImages } from './index-images.js';
+import { SearchIndexes } from './search-indexes.js';
 
 /**
  * LevelDB reads its table files through mmap, and every page it touched
@@ -52,11 +42,6 @@ export interface OpenStoreOptions {
   logger: Logger;
   /** Idle time after which an export cursor expires; default 60,000 ms. */
   exportCursorTtlMs?: number;
-  /**
-   * Postings of the agents whose search index is held in memory, in all;
-   * default 6,000,000 (some 100 MB). 0 keeps none: every search reads LevelDB.
-   */
-  searchMemoryPostings?: number;
   /**
    * Told once when a write fails: the store then refuses every write until
    * it is closed and opened again (store/group-commit.ts).
@@ -148,8 +133,11 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
     const subs = openSublevels(db);
     await checkLayout(db, subs, sync, created, logger);
     await ensureIndex(db, subs, sync, logger);
-    const postings = new PostingCache(POSTING_CACHE_SIZE);
-    const facts = new FactCache(FACT_CACHE_SIZE);
+    const newStamp = stampSource();
+    const stamps = await ensureStamps(db, subs, sync, newStamp);
+    const counters = await AgentCounters.load(subs, logger);
+    const search = new SearchIndexes(db, subs, new IndexImages(dataDir, logger), logger);
+    search.open(counters.entries(), stamps);
     const ctx: StoreContext = {
       db,
       subs,
@@ -157,19 +145,11 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
       writer: new GroupCommit(db, sync, options.onWriteFailure),
       lock: new AgentLock(),
       logger,
-      counters: await AgentCounters.load(subs, logger),
-      postings,
-      facts,
-      resident: new ResidentSet(db, subs, logger, options.searchMemoryPostings ?? SEARCH_MEMORY_POSTINGS, {
-        // An agent in memory reads no posting list from LevelDB: its cached heads go.
-        // The facts its load read fill the fact cache, the newest last (kept longest).
-        loaded: (agentId, newest) => {
-          postings.forget(agentId);
-          for (const fact of newest) facts.set(agentId, fact);
-        },
-        keepFacts: FACT_CACHE_SIZE,
-      }),
+      counters,
+      facts: new FactCache(FACT_CACHE_SIZE),
+      search,
       newId: idSource(),
+      newStamp,
     };
     return new LevelMemoryStore(ctx, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs);
   } catch (err) {

@@ -55,7 +55,7 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     if (old === undefined) throw await notCurrent(ctx, p.agentId, p.factId);
     const batch = new WriteBatch();
     const dedup = new DedupEdits(ctx);
-    const index = new IndexEdits(ctx.subs, batch);
+    const index = new IndexEdits(batch);
     const edits = { dedup, index };
     const what = `${p.action} fact ${p.factId} of agent ${p.agentId}`;
 
@@ -63,7 +63,6 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     const retireAlone = async (retired: StoredFact): Promise<void> => {
       await retire(ctx, batch, edits, p.agentId, old, retired);
       dedup.flush(batch);
-      index.flush();
       await commit(ctx, batch, what);
     };
 
@@ -89,7 +88,6 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     index.add(p.agentId, next);
     await dedup.add(p.agentId, hash, id);
     dedup.flush(batch);
-    index.flush();
     await commit(ctx, batch, what);
     return { action: 'update', factId: old.id, supersededBy: id };
   });

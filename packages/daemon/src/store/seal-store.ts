@@ -1,7 +1,7 @@
 import { DaemonError, DaemonErrorCodes, storageError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { type BatchOp, type Db, type Sublevels, guard } from './context.js';
-import { LayoutVersion } from './keys.js';
+import { LayoutVersion, STAMP_PREFIX } from './keys.js';
 import { unseal } from './record-seal.js';
 import type { SealedSublevel } from './sealed-sublevel.js';
 
@@ -45,10 +45,10 @@ function writeLayout(db: Db, subs: Sublevels, sync: boolean): Promise<void> {
 }
 
 /**
- * Seals every record of a layout-1 store. The search index is dropped
- * first (its version record, then its entries) and rebuilt afterwards
- * by ensureIndex, sealed as it is written; the layout record is written
- * last. A crash part-way leaves layout 1 with some values sealed: the
+ * Seals every record of a layout-1 store. The search data is dropped
+ * first (its version record and stamps, then the entries of the old
+ * LevelDB index) and redone afterwards by ensureIndex and ensureStamps,
+ * sealed as it is written; the layout record is written last. A crash part-way leaves layout 1 with some values sealed: the
  * next open seals the rest, leaving sealed values as they are (a
  * layout-1 value never begins as a sealed one does).
  */
@@ -56,7 +56,17 @@ async function sealLayout1(db: Db, subs: Sublevels, sync: boolean, logger: Logge
   const started = Date.now();
   logger.info('sealing the store: a checksum for every record (layout 1 to 2)');
   await guard('drop the search index', async () => {
-    await db.batch([{ type: 'del', key: subs.meta.fullKey('index') }], { sync });
+    // Stamps (store/index-images.ts) are given again, sealed, by ensureStamps.
+    const ops: BatchOp[] = [{ type: 'del', key: subs.meta.fullKey('index') }];
+    const stamps = subs.meta.raw.iterator({ gte: STAMP_PREFIX, lt: `${STAMP_PREFIX}\uffff` });
+    try {
+      for (let chunk = await stamps.nextv(READ_CHUNK); chunk.length > 0; chunk = await stamps.nextv(READ_CHUNK)) {
+        for (const [key] of chunk) ops.push({ type: 'del', key: subs.meta.fullKey(key) });
+      }
+    } finally {
+      await stamps.close();
+    }
+    await db.batch(ops, { sync });
     await Promise.all([subs.post.clear(), subs.term.clear(), subs.surf.clear()]);
   });
   let records = 0;

@@ -2,9 +2,9 @@ import type { AgentList, ResultOf } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes, decodeError } from '../errors.js';
 import { type AgentStats, decodeStats, encodeStats } from './codec.js';
 import { type BatchOp, type StoreContext, type Sublevel, type Sublevels, guard } from './context.js';
-import { isAgentId, statsKey } from './keys.js';
+import { isAgentId, stampKey, statsKey } from './keys.js';
 import type { StoreCounts } from './memory-store.js';
-import type { IndexChange } from './resident-set.js';
+import type { IndexChange } from './search-indexes.js';
 
 /**
  * The operations of one change, plus how it moves each agent's counters.
@@ -15,7 +15,6 @@ export class WriteBatch {
   /** The puts and dels, in order. */
   readonly ops: BatchOp[] = [];
   readonly #deltas = new Map<string, AgentStats>();
-  readonly #touched = new Map<string, Set<string>>();
   readonly #changes = new Map<string, IndexChange[]>();
 
   /** Adds a put of `key` in `sublevel`. */
@@ -40,13 +39,6 @@ export class WriteBatch {
     this.#deltas.set(agentId, d);
   }
 
-  /** Records that this batch changes the postings of an agent's term. */
-  touch(agentId: string, term: string): void {
-    let terms = this.#touched.get(agentId);
-    if (terms === undefined) this.#touched.set(agentId, (terms = new Set()));
-    terms.add(term);
-  }
-
   /** Records a fact this batch indexes (+1) or unindexes (-1), in order. */
   indexed(agentId: string, change: IndexChange): void {
     let changes = this.#changes.get(agentId);
@@ -57,11 +49,6 @@ export class WriteBatch {
   /** The facts this batch indexes and unindexes, by agent, in order. */
   changes(): ReadonlyMap<string, readonly IndexChange[]> {
     return this.#changes;
-  }
-
-  /** Terms whose postings this batch changes, by agent. */
-  touched(): ReadonlyMap<string, ReadonlySet<string>> {
-    return this.#touched;
   }
 
   /** Agents whose counters this batch moves. */
@@ -94,13 +81,22 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
     else batch.put(ctx.subs.stats, statsKey(agentId), encodeStats(after));
     moved.push([agentId, after]);
   }
+  // Every agent whose facts change gets a new stamp in the same batch: an
+  // index image made before this batch no longer matches the store.
+  const stamp = batch.changes().size > 0 ? ctx.newStamp() : '';
+  for (const agentId of batch.changes().keys()) batch.put(ctx.subs.meta, stampKey(agentId), stamp);
   if (batch.ops.length === 0) return;
-  await guard(what, () => ctx.writer.write(batch.ops));
-  for (const [agentId, after] of moved) ctx.counters.set(agentId, after);
-  for (const [agentId, terms] of batch.touched()) ctx.postings.changed(agentId, terms);
-  for (const [agentId, changes] of batch.changes()) {
-    ctx.resident.apply(agentId, changes);
-    for (const c of changes) if (c.sign < 0) ctx.facts.delete(agentId, c.id);
+  const agents = [...batch.changes().keys()];
+  ctx.search.pending(agents, 1);
+  try {
+    await guard(what, () => ctx.writer.write(batch.ops));
+    for (const [agentId, after] of moved) ctx.counters.set(agentId, after);
+    for (const [agentId, changes] of batch.changes()) {
+      ctx.search.apply(agentId, changes, stamp);
+      for (const c of changes) if (c.sign < 0) ctx.facts.delete(agentId, c.id);
+    }
+  } finally {
+    ctx.search.pending(agents, -1);
   }
 }
 

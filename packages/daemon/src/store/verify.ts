@@ -22,9 +22,6 @@ interface Tally {
   facts: number;
   checkpoints: number;
   length: number;
-  postings: number;
-  /** Postings its current facts need: one per distinct term of each. */
-  needed: number;
 }
 
 /** Entries read per round trip. */
@@ -32,8 +29,8 @@ const CHUNK = 256;
 
 /**
  * Reads every value of the store and checks it: its seal, that it decodes,
- * and that the counters, the dedup entries and the search index agree
- * with the records they describe. Reads LevelDB only; changes nothing.
+ * and that the counters and the dedup entries agree with the records
+ * they describe. Reads LevelDB only; changes nothing.
  * An engine error (an unreadable table) ends the scan of that sublevel
  * and is a problem of its own.
  */
@@ -42,7 +39,7 @@ export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
   const tallies = new Map<string, Tally>();
   const tally = (agentId: string): Tally => {
     let t = tallies.get(agentId);
-    if (t === undefined) tallies.set(agentId, (t = { facts: 0, checkpoints: 0, length: 0, postings: 0, needed: 0 }));
+    if (t === undefined) tallies.set(agentId, (t = { facts: 0, checkpoints: 0, length: 0 }));
     return t;
   };
   const hashes = new Map<string, string>();
@@ -84,7 +81,6 @@ export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
     const t = tally(agentId);
     t.facts++;
     t.length += doc.length;
-    t.needed += doc.terms.size;
     hashes.set(key, contentHash(fact.content));
   });
   await scan(subs.hist, (key, text) => void decodeFact('value', text, splitKey(key).rest));
@@ -105,7 +101,8 @@ export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
       claimed.add(factKey);
     }
   });
-  await scan(subs.post, (key) => void tally(splitKey(key).agentId).postings++);
+  // The LevelDB search index of earlier versions, until the next open clears it: only its seals are checked.
+  await scan(subs.post, () => {});
   await scan(subs.term, (key, text) => void decodeTermCount('value', text));
   await scan(subs.surf, (key, text) => void decodeSurface('value', text));
 
@@ -129,8 +126,5 @@ function compareCounters(agentId: string, found: Tally, stored: AgentStats | und
   ];
   for (const [what, count, said] of pairs) {
     if (count !== said) problems.push(`agent ${agentId}: ${count} ${what} found, its counters say ${said}`);
-  }
-  if (found.postings !== found.needed) {
-    problems.push(`agent ${agentId}: the search index holds ${found.postings} postings, its current facts need ${found.needed}`);
   }
 }

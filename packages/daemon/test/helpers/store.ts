@@ -16,8 +16,6 @@ export interface TempStoreOptions {
   /** Reuse this data dir (reopen); a fresh temp dir otherwise. */
   dataDir?: string;
   exportCursorTtlMs?: number;
-  /** Postings held in memory for search (openStore's searchMemoryPostings). */
-  searchMemoryPostings?: number;
 }
 
 /** Opens a store (sync on, as the daemon's default) in a temp data dir. */
@@ -28,7 +26,6 @@ export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ stor
     sync: true,
     logger: silentLogger,
     ...(opts.exportCursorTtlMs === undefined ? {} : { exportCursorTtlMs: opts.exportCursorTtlMs }),
-    ...(opts.searchMemoryPostings === undefined ? {} : { searchMemoryPostings: opts.searchMemoryPostings }),
   });
   opened.add(store);
   return { store, dataDir };

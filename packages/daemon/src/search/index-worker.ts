@@ -1,0 +1,43 @@
+// Builds one agent's search index off the daemon's event loop
+// (store/index-builder.ts sends the facts, read from one LevelDB
+// snapshot): decodes and analyses each fact as the writes that indexed it
+// did, and hands the finished index back as data, its arrays moved.
+import { parentPort } from 'node:worker_threads';
+import { decodeFact } from '../store/codec.js';
+import { docTerms } from './doc-terms.js';
+import { ResidentIndex } from './resident-index.js';
+import type { BuildReply, BuildRequest } from './index-worker-protocol.js';
+
+const port = parentPort;
+if (port === null) throw new Error('index-worker.js runs as a worker thread');
+
+let index: ResidentIndex | undefined;
+
+port.on('message', (m: BuildRequest) => {
+  try {
+    if (m.type === 'begin') {
+      index = new ResidentIndex();
+      index.beginLoad(m.length);
+      return;
+    }
+    if (index === undefined) throw new Error(`${m.type} before begin`);
+    if (m.type === 'facts') {
+      for (let i = 0; i < m.ids.length; i++) {
+        const id = m.ids[i]!;
+        const fact = decodeFact(`fact ${id} of agent ${m.agentId}`, m.texts[i]!, id);
+        index.add(fact.id, docTerms(fact.content, fact.tags));
+      }
+      port.postMessage({ type: 'ack' } satisfies BuildReply);
+      return;
+    }
+    index.endLoad();
+    const snapshot = index.snapshot();
+    const buffers = new Set<ArrayBuffer>();
+    for (const a of Object.values(snapshot.arrays)) buffers.add(a.buffer as ArrayBuffer);
+    port.postMessage({ type: 'done', snapshot, facts: index.facts } satisfies BuildReply, [...buffers]);
+    index = undefined;
+  } catch (err) {
+    const e = err as { name?: unknown; message?: unknown; code?: unknown };
+    port.postMessage({ type: 'error', name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), code: typeof e?.code === 'string' ? e.code : undefined } satisfies BuildReply);
+  }
+});

@@ -1,0 +1,246 @@
+import { DaemonError, DaemonErrorCodes, storageError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { DocTerms } from '../search/doc-terms.js';
+import { ResidentIndex } from '../search/resident-index.js';
+import type { AgentStats } from './codec.js';
+import type { Db, Sublevels } from './context.js';
+import { buildIndex } from './index-builder.js';
+import type { IndexImages } from './index-images.js';
+
+/** One fact entering (+1) or leaving (-1) an agent's current set, as its batch recorded it. */
+export interface IndexChange {
+  id: string;
+  doc: DocTerms;
+  sign: 1 | -1;
+}
+
+/** Applies committed changes to an index, in commit order. */
+function applyChanges(index: ResidentIndex, changes: readonly IndexChange[]): void {
+  for (const c of changes) {
+    if (c.sign > 0) index.add(c.id, c.doc);
+    else index.remove(c.id, c.doc);
+  }
+}
+
+/** A failed build is tried again by the first search after this long. */
+const RETRY_AFTER_MS = 60_000;
+
+/** Builds this large are logged when they start and end. */
+const LOG_BUILDS_FROM = 50_000;
+
+interface Building {
+  /** Changes committed since the build's snapshot, replayed when it ends. */
+  changes: IndexChange[];
+  /** Settles when the build has ended, whichever way. */
+  done: Promise<void>;
+  settle: () => void;
+}
+
+/**
+ * Every agent's search index, in memory: the one way a search is
+ * answered (docs/search.md). An agent's index exists from its first write
+ * and every commit applies its changes to it (after the batch is written,
+ * before the caller is answered), so it always holds exactly the current
+ * facts the store holds.
+ *
+ * At open, each agent's index comes back from its image (store/index-images.ts)
+ * when the image stands for the store's facts, or is rebuilt from the
+ * facts in a worker thread (store/index-builder.ts) otherwise; a search of
+ * an agent being rebuilt waits for it, so no answer ever comes from a part
+ * of the facts. Changes committed during a rebuild are replayed after it:
+ * a change says what a fact is (current with these terms, or not), so
+ * replaying one the rebuild's snapshot already held changes nothing. At
+ * close, the images of the agents whose index changed are written.
+ */
+export class SearchIndexes {
+  readonly #db: Db;
+  readonly #subs: Sublevels;
+  readonly #images: IndexImages;
+  readonly #logger: Logger;
+  readonly #ready = new Map<string, ResidentIndex>();
+  readonly #building = new Map<string, Building>();
+  readonly #queue: Array<{ agentId: string; length: number }> = [];
+  /** The stamp each agent's facts were last changed under (what its image must carry). */
+  readonly #stamps = new Map<string, string>();
+  /** Agents whose index differs from their image. */
+  readonly #dirty = new Set<string>();
+  /** Agents whose build failed: their searches fail with it (damage stays until a restart; the rest is retried). */
+  readonly #failed = new Map<string, { err: DaemonError; at: number }>();
+  /** Agents with a batch written or being written whose changes are not applied yet. */
+  readonly #pending = new Map<string, number>();
+  #running: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(db: Db, subs: Sublevels, images: IndexImages, logger: Logger) {
+    this.#db = db;
+    this.#subs = subs;
+    this.#images = images;
+    this.#logger = logger;
+  }
+
+  /**
+   * Brings back every agent's index: from its image where it matches
+   * `stamps` and the agent's counters, else by a rebuild that starts now,
+   * in the background.
+   */
+  open(agents: Iterable<[string, AgentStats]>, stamps: ReadonlyMap<string, string>): void {
+    const started = Date.now();
+    const withFacts: string[] = [];
+    let fromImages = 0;
+    for (const [agentId, stats] of agents) {
+      if (stats.facts === 0) continue;
+      withFacts.push(agentId);
+      const stamp = stamps.get(agentId);
+      if (stamp !== undefined) this.#stamps.set(agentId, stamp);
+      const index = stamp === undefined ? undefined : this.#images.load(agentId, { stamp, facts: stats.facts, length: stats.length });
+      if (index !== undefined) {
+        this.#ready.set(agentId, index);
+        fromImages++;
+      } else {
+        this.#dirty.add(agentId);
+        this.#enqueue(agentId, stats.length);
+      }
+    }
+    this.#images.prune(withFacts);
+    if (withFacts.length > 0) {
+      this.#logger.info('search indexes opened', { agents: withFacts.length, fromImages, rebuilding: withFacts.length - fromImages, ms: Date.now() - started });
+    }
+  }
+
+  /**
+   * The agent's index, once it is complete (waiting for a rebuild in
+   * progress); `undefined` when the agent has no facts. Throws what a
+   * failed build of the agent found.
+   */
+  async index(agentId: string): Promise<ResidentIndex | undefined> {
+    for (;;) {
+      const index = this.#ready.get(agentId);
+      if (index !== undefined) return index;
+      const failed = this.#failed.get(agentId);
+      if (failed !== undefined) {
+        if (failed.err.code === DaemonErrorCodes.Damaged || Date.now() - failed.at < RETRY_AFTER_MS || this.#closed) throw failed.err;
+        this.#failed.delete(agentId);
+        this.#enqueue(agentId, 0);
+      }
+      const building = this.#building.get(agentId);
+      if (building === undefined) return undefined;
+      // A search waits: the agent's rebuild goes first.
+      const queued = this.#queue.findIndex((q) => q.agentId === agentId);
+      if (queued > 0) this.#queue.unshift(...this.#queue.splice(queued, 1));
+      await building.done;
+    }
+  }
+
+  /** Applies a committed batch's changes of one agent, made under `stamp`. */
+  apply(agentId: string, changes: readonly IndexChange[], stamp: string): void {
+    this.#stamps.set(agentId, stamp);
+    this.#dirty.add(agentId);
+    const building = this.#building.get(agentId);
+    if (building !== undefined) {
+      building.changes.push(...changes);
+      return;
+    }
+    let index = this.#ready.get(agentId);
+    if (index === undefined) {
+      // A new agent (or one whose failed build waits for a retry: it is rebuilt then, and this is replayed).
+      if (this.#failed.has(agentId)) return;
+      this.#ready.set(agentId, (index = new ResidentIndex()));
+    }
+    applyChanges(index, changes);
+  }
+
+  /**
+   * Marks the agents of a batch about to be written (+1) or applied or
+   * failed (-1): while one is marked, the store may be a batch ahead of
+   * its index; otherwise they agree, and a fact the index holds that the
+   * store lacks means the store lost it.
+   */
+  pending(agentIds: Iterable<string>, by: 1 | -1): void {
+    for (const agentId of agentIds) {
+      const n = (this.#pending.get(agentId) ?? 0) + by;
+      if (n === 0) this.#pending.delete(agentId);
+      else this.#pending.set(agentId, n);
+    }
+  }
+
+  /** Whether a batch of the agent is between its write and the index's update. */
+  isPending(agentId: string): boolean {
+    return this.#pending.has(agentId);
+  }
+
+  /** Agents whose index is in memory, and their postings. */
+  stats(): { agents: number; postings: number } {
+    let postings = 0;
+    for (const index of this.#ready.values()) postings += index.postings;
+    return { agents: this.#ready.size, postings };
+  }
+
+  /**
+   * Stops rebuilding (an interrupted rebuild is dropped: its agent is
+   * rebuilt at the next open) and writes the image of every agent whose
+   * index changed. The store closes after, so nothing changes meanwhile.
+   */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#queue.length = 0;
+    await this.#running;
+    const started = Date.now();
+    let written = 0;
+    for (const agentId of this.#dirty) {
+      const index = this.#ready.get(agentId);
+      const stamp = this.#stamps.get(agentId);
+      try {
+        if (index === undefined || index.facts === 0 || stamp === undefined) this.#images.remove(agentId);
+        else {
+          this.#images.save(agentId, index, stamp);
+          written++;
+        }
+      } catch (err) {
+        // The next open rebuilds this agent's index: slower, never wrong.
+        this.#logger.warn('cannot write a search index image; the next start rebuilds the index', { agentId, err });
+      }
+    }
+    if (written > 0) this.#logger.info('search index images written', { agents: written, ms: Date.now() - started });
+    this.#ready.clear();
+  }
+
+  #enqueue(agentId: string, length: number): void {
+    if (this.#building.has(agentId)) return;
+    let settle!: () => void;
+    const done = new Promise<void>((resolve) => (settle = resolve));
+    this.#building.set(agentId, { changes: [], done, settle });
+    this.#queue.push({ agentId, length });
+    this.#running ??= this.#buildQueued().finally(() => (this.#running = undefined));
+  }
+
+  async #buildQueued(): Promise<void> {
+    for (let next = this.#queue.shift(); next !== undefined && !this.#closed; next = this.#queue.shift()) {
+      const { agentId, length } = next;
+      const building = this.#building.get(agentId)!;
+      const started = Date.now();
+      const large = length >= LOG_BUILDS_FROM;
+      if (large) this.#logger.info('building a search index', { agentId, length });
+      try {
+        const index = await buildIndex(this.#db, this.#subs, agentId, length, () => this.#closed);
+        if (index !== undefined) {
+          applyChanges(index, building.changes);
+          this.#ready.set(agentId, index);
+          if (large) this.#logger.info('search index built', { agentId, facts: index.facts, postings: index.postings, ms: Date.now() - started });
+        }
+      } catch (err) {
+        const failure = err instanceof DaemonError ? err : storageError(`build the search index of agent ${agentId}`, err);
+        this.#failed.set(agentId, { err: failure, at: Date.now() });
+        this.#logger.error('could not build a search index; searches of this agent fail until it is built', { agentId, err });
+      } finally {
+        this.#building.delete(agentId);
+        building.settle();
+      }
+    }
+    // Closing: builds that never started end too, so no search waits for them.
+    for (const [agentId, building] of this.#building) {
+      this.#building.delete(agentId);
+      this.#failed.set(agentId, { err: storageError(`build the search index of agent ${agentId}`, new Error('the store is closing')), at: Date.now() });
+      building.settle();
+    }
+  }
+}
