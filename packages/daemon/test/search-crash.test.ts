@@ -7,8 +7,12 @@
 // a new daemon on the same data dir must agree with what was acknowledged:
 // memory.list, the search by marker, by whole text and by shared word, and
 // the counts all tell the same story. Then more writes on the restarted
-// daemon, a check, a second stream and kill, and a last check.
+// daemon, a check, a second stream and kill, and a check. Then the index
+// images: read after a clean stop, still valid after a kill with no write
+// since, rebuilt when torn or when writes came after them.
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, it } from 'node:test';
 import { AgentList, DaemonStatus, MemoryAdd, MemoryList, MemoryReflect, MemorySearch, type ResultOf } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, prng, startDaemon, withTimeout } from '@memoryd/test-support';
@@ -212,5 +216,59 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
   const second = await verify(c, model, 'after the second kill');
   t.diagnostic(`after the second kill: ${JSON.stringify(second)}`);
   c.socket.destroy();
+
+  // The index images: a clean stop writes them, the next start reads them.
   assert.deepEqual(await d.stop(), { code: 0, signal: null });
+  const images = () => readdirSync(join(d.dataDir, 'search')).filter((n) => n.endsWith('.index'));
+  assert.equal(images().length, 2, 'one image per agent');
+  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
+  await opened(d, { fromImages: 2, rebuilding: 0 });
+  c = await connect(d.socket);
+  await verify(c, model, 'read from the images');
+  c.socket.destroy();
+
+  // A kill with no write since the images leaves them valid.
+  assert.deepEqual(await d.kill(), { code: null, signal: 'SIGKILL' });
+  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
+  await opened(d, { fromImages: 2, rebuilding: 0 });
+  c = await connect(d.socket);
+  await verify(c, model, 'images still valid after a kill with no writes');
+  c.socket.destroy();
+
+  // A kill while an image was being written leaves its temporary file, or
+  // (the disk's doing) a torn image: both are found, and the index rebuilt.
+  assert.deepEqual(await d.kill(), { code: null, signal: 'SIGKILL' });
+  const [torn] = images();
+  const path = join(d.dataDir, 'search', torn!);
+  writeFileSync(`${path}.tmp`, readFileSync(path).subarray(0, 1000));
+  truncateSync(path, Math.floor(statSync(path).size / 2));
+  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
+  await opened(d, { fromImages: 1, rebuilding: 1 });
+  c = await connect(d.socket);
+  await verify(c, model, 'a torn image rebuilt');
+  c.socket.destroy();
+
+  // Writes after the images, then a kill: the images are older than the store, and rebuilt.
+  d = await crashRound(d, model, 150, 4, (m) => t.diagnostic(m));
+  c = await connect(d.socket);
+  await verify(c, model, 'images older than the store after a kill');
+  c.socket.destroy();
+  assert.deepEqual(await d.stop(), { code: 0, signal: null });
+  assert.ok(!readdirSync(join(d.dataDir, 'search')).some((n) => n.endsWith('.tmp')), 'no temporary file left');
 });
+
+/** Waits (bounded) for the daemon's log line on how the search indexes came back, and checks it. */
+async function opened(d: DaemonHandle, want: { fromImages: number; rebuilding: number }): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  let line: { fromImages?: number; rebuilding?: number } | undefined;
+  while (line === undefined && Date.now() < deadline) {
+    line = d
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes('"search indexes opened"'))
+      .map((l) => JSON.parse(l) as { fromImages: number; rebuilding: number })[0];
+    if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  assert.ok(line !== undefined, `no "search indexes opened" line: ${d.stderr()}`);
+  assert.deepEqual({ fromImages: line.fromImages, rebuilding: line.rebuilding }, want);
+}
