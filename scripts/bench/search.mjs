@@ -24,19 +24,26 @@ const HELP = `usage: node scripts/bench/search.mjs [--scales LIST] [--queries N]
        [--seed N] [--in-flight N] [--cold-starts N] [--server-memory-100k] [--no-server-memory]
        [--load-budget S] [--search-budget S] [--blocks N] [--client-busy-poll-us N] [--keep] [--json] [--check]
 
-Benchmarks memory.search at three scales, each on its own fresh data dir:
+Benchmarks memory.search at five scales, each on its own fresh data dir:
 
-  10k   10,000 facts of one agent
-  100k  100,000 facts of one agent
-  1m    1,000,000 facts: 100 agents x 9,000 plus the searched agent's 100,000
+  10k        10,000 facts of one agent
+  100k       100,000 facts of one agent
+  1m         1,000,000 facts: 100 agents x 9,000 plus the searched agent's 100,000
+  zipf-100k  100,000 facts of one agent, Zipf corpus
+  zipf-1m    1,000,000 facts of one agent, Zipf corpus
 
-The facts come from a seeded generator (sentences of 8-25 words: stop words,
+The Zipf corpus (issue 15) is 8-20 words a fact from a vocabulary of 5,000
+pseudo-words with plain Zipf frequencies (s = 1): the most common word is
+in ~79% of facts, the next in ~50%, the queries' common words expensive.
+The other facts come from a seeded generator (sentences of 8-25 words: stop words,
 common words and a Zipf-distributed vocabulary of 40,000 pseudo-words, with
 identifiers, versions, paths, emails and, on ~30%, 1-3 tags), with ULIDs and
 createdAt spread over a year. They are loaded through the socket with
 admin.import, 1,000 records per call. Queries are 1-3 consecutive non-stop
 words of a random fact of the searched agent (${SEARCHED_AGENT}); ~20% cut their
-last word short and end it with * to exercise prefix matching.
+last word short and end it with * to exercise prefix matching. Every search
+is timed from the first one after the load, and again from the first one
+after a restart: nothing is excluded as a warm-up unless --warmup asks.
 
 Prints per scale: load time and facts/s; the store's size on disk (the
 files of <data-dir>/store, once the last daemon on it has stopped); the
@@ -52,15 +59,13 @@ while that scale's first daemon still runs, and the same queries are timed
 on both in --blocks alternating blocks (memoryd's memory.search, then
 server-memory's search_nodes), so that the machine's slow and fast minutes
 fall on both alike; both sides' p50/p99 there, the ratios, and the range
-of the per-block ratios. Last, issue 4's targets with PASS/FAIL (n/a when not measured).
+of the per-block ratios. Last, the targets of issues 4 and 15 with PASS/FAIL (n/a when not measured).
 
   --scales LIST          comma-separated subset of ${SCALE_NAMES.join(',')} (default: all)
   --queries N            timed queries per scale, 10-100000 (default 2000)
-  --warmup N             untimed queries first, 1-10000 (default 2000: a fresh daemon's
-                         p50 falls by a third over its first ~2,000 searches, V8 still
-                         optimising the search path, and a daemon lives for days;
-                         server-memory: 20 of them, its p50 does not move with more;
-                         the comparison's re-warm queries are drawn from them too)
+  --warmup N             untimed queries before the timed ones, 0-10000 (default 0: a
+                         user's first searches after a start count; the comparison with
+                         server-memory re-warms each block from 300 queries of its own)
   --limit N              memory.search limit, 1-100 (default 10)
   --seed N               corpus and query seed, a 32-bit integer (default 1)
   --in-flight N          admin.import calls in flight during the load, 1-64 (default 4)
@@ -82,7 +87,7 @@ of the per-block ratios. Last, issue 4's targets with PASS/FAIL (n/a when not me
   --help                 this text
 
 Needs a built daemon (npm run bench:search builds first). Runs under
-${os.tmpdir()}; the 1m scale needs about 10 minutes and ~1 GB of disk.
+${os.tmpdir()}; the 1m and zipf-1m scales need some minutes each and ~1 GB of disk.
 Daemons, server-memory and temp dirs are stopped and removed on exit, also
 on error or Ctrl-C (except with --keep). The run stops with an error if the
 daemon is rebuilt while it runs (its dist files change), rather than mix
@@ -91,7 +96,7 @@ two builds' figures.`;
 /** @param {string[]} argv */
 function parseArgs(argv) {
   const opts = {
-    scales: [...SCALE_NAMES], queries: 2_000, warmup: 2_000, limit: 10, seed: 1, inFlight: 4, coldStarts: 3,
+    scales: [...SCALE_NAMES], queries: 2_000, warmup: 0, limit: 10, seed: 1, inFlight: 4, coldStarts: 3,
     serverMemory: true, serverMemory100k: false, loadBudgetMs: 300_000, searchBudgetMs: 300_000,
     keep: false, json: false, check: false, help: false, clientBusyPollUs: undefined, compareBlocks: 20,
   };
@@ -109,7 +114,7 @@ function parseArgs(argv) {
     else if (arg === '--server-memory-100k') opts.serverMemory100k = true;
     else if (arg === '--no-server-memory') opts.serverMemory = false;
     else if (arg === '--queries') opts.queries = integer(arg, argv[++i], 10, 100_000);
-    else if (arg === '--warmup') opts.warmup = integer(arg, argv[++i], 1, 10_000);
+    else if (arg === '--warmup') opts.warmup = integer(arg, argv[++i], 0, 10_000);
     else if (arg === '--limit') opts.limit = integer(arg, argv[++i], 1, 100);
     else if (arg === '--seed') opts.seed = integer(arg, argv[++i], 0, 2 ** 32 - 1);
     else if (arg === '--in-flight') opts.inFlight = integer(arg, argv[++i], 1, 64);

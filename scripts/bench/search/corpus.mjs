@@ -127,3 +127,35 @@ export class FactTextGenerator {
     return { content, tags: [...tags] };
   }
 }
+
+/** The Zipf corpus of issue 15: a 5,000-word vocabulary, plain Zipf (s = 1), 8–20 words a fact. */
+export const ZIPF_VOCABULARY = 5_000;
+const ZIPF_MIN_WORDS = 8;
+const ZIPF_MAX_WORDS = 20;
+
+/**
+ * Facts whose words are drawn from {@link ZIPF_VOCABULARY} pseudo-words
+ * with plain Zipf frequencies (s = 1): the most common word is in ~79% of
+ * facts, the next in ~50%, as the words "the", "user" and "project" are in
+ * an agent's notes, but none of them is a stop word. No tags, no
+ * identifiers: the shape that makes common words expensive.
+ */
+export class ZipfTextGenerator {
+  /**
+   * @param {number} seed the corpus seed
+   * @param {string} agentId
+   */
+  constructor(seed, agentId) {
+    this.words = pseudoWords(ZIPF_VOCABULARY, deriveSeed(seed, 'zipf-vocabulary'));
+    this.rank = zipfSampler(ZIPF_VOCABULARY, 1);
+    this.rand = mulberry32(deriveSeed(seed, `zipf:${agentId}`));
+  }
+
+  /** @returns {{content: string}} */
+  next() {
+    const length = intBetween(this.rand, ZIPF_MIN_WORDS, ZIPF_MAX_WORDS);
+    const words = [];
+    for (let i = 0; i < length; i++) words.push(/** @type {string} */ (this.words[this.rank(this.rand)]));
+    return { content: words.join(' ') };
+  }
+}

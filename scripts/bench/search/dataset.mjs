@@ -3,7 +3,7 @@
 // Agents' facts are interleaved in time, as a user's agents write them, and
 // ids increase strictly with createdAt across the whole stream.
 
-import { FactTextGenerator, WordStock } from './corpus.mjs';
+import { FactTextGenerator, WordStock, ZipfTextGenerator } from './corpus.mjs';
 import { deriveSeed, mulberry32 } from './random.mjs';
 import { ulid } from './ulid.mjs';
 
@@ -12,15 +12,19 @@ export const SEARCHED_AGENT = 'bench-main';
 
 /**
  * A scale: the searched agent's fact count, plus `others` agents of
- * `perOther` facts each (the 1M scale: 100 × 9,000 + 100,000).
- * @typedef {{name: string, searched: number, others: number, perOther: number, total: number}} Scale
+ * `perOther` facts each (the 1M scale: 100 × 9,000 + 100,000), of the
+ * `text` corpus (sentences, corpus.mjs FactTextGenerator) or the `zipf`
+ * one (issue 15: 5,000 words, plain Zipf, ZipfTextGenerator).
+ * @typedef {{name: string, corpus: 'text' | 'zipf', searched: number, others: number, perOther: number, total: number}} Scale
  */
 
 /** @type {Record<string, Scale>} */
 export const SCALES = {
-  '10k': { name: '10k', searched: 10_000, others: 0, perOther: 0, total: 10_000 },
-  '100k': { name: '100k', searched: 100_000, others: 0, perOther: 0, total: 100_000 },
-  '1m': { name: '1m', searched: 100_000, others: 100, perOther: 9_000, total: 1_000_000 },
+  '10k': { name: '10k', corpus: 'text', searched: 10_000, others: 0, perOther: 0, total: 10_000 },
+  '100k': { name: '100k', corpus: 'text', searched: 100_000, others: 0, perOther: 0, total: 100_000 },
+  '1m': { name: '1m', corpus: 'text', searched: 100_000, others: 100, perOther: 9_000, total: 1_000_000 },
+  'zipf-100k': { name: 'zipf-100k', corpus: 'zipf', searched: 100_000, others: 0, perOther: 0, total: 100_000 },
+  'zipf-1m': { name: 'zipf-1m', corpus: 'zipf', searched: 1_000_000, others: 0, perOther: 0, total: 1_000_000 },
 };
 
 /** The id of the i-th other agent: bench-000 … bench-099. */
@@ -45,9 +49,11 @@ const SPAN_MS = 365 * 24 * 3600 * 1000;
  * @returns {Generator<object[]>}
  */
 export function* importBatches(scale, { seed, batchSize, kept }) {
-  const stock = new WordStock(seed);
-  const searched = new FactTextGenerator(stock, seed, SEARCHED_AGENT);
-  const others = Array.from({ length: scale.others }, (_, i) => new FactTextGenerator(stock, seed, otherAgentId(i)));
+  const stock = scale.corpus === 'text' ? new WordStock(seed) : undefined;
+  /** @param {string} agentId */
+  const generator = (agentId) => (stock === undefined ? new ZipfTextGenerator(seed, agentId) : new FactTextGenerator(stock, seed, agentId));
+  const searched = generator(SEARCHED_AGENT);
+  const others = Array.from({ length: scale.others }, (_, i) => generator(otherAgentId(i)));
   const idRand = mulberry32(deriveSeed(seed, `ids:${scale.name}`));
   // Strictly increasing times give strictly increasing ULIDs.
   const stepMs = Math.max(1, Math.floor(SPAN_MS / scale.total));
@@ -59,12 +65,12 @@ export function* importBatches(scale, { seed, batchSize, kept }) {
     // (Bresenham): record i is its when the running share steps up.
     const isSearched = Math.floor(((i + 1) * scale.searched) / scale.total) > searchedSoFar;
     const agentId = isSearched ? SEARCHED_AGENT : otherAgentId(nextOther);
-    const generator = isSearched ? searched : /** @type {FactTextGenerator} */ (others[nextOther]);
+    const source = isSearched ? searched : /** @type {FactTextGenerator} */ (others[nextOther]);
     if (isSearched) searchedSoFar++;
     else nextOther = (nextOther + 1) % scale.others;
     const timeMs = START_MS + i * stepMs;
     const id = ulid(timeMs, idRand);
-    const { content, tags } = generator.next();
+    const { content, tags } = /** @type {{content: string, tags?: string[]}} */ (source.next());
     const record = { type: 'fact', agentId, id, content, createdAt: new Date(timeMs).toISOString() };
     if (tags !== undefined) record.tags = tags;
     if (isSearched) kept.push({ id, content });

@@ -1,6 +1,7 @@
-// Issue 4's targets judged on the search bench's figures, and the text
-// report: one table for load, size, RSS and cold start, one for search
-// latency, one for server-memory, then the targets with PASS/FAIL/n/a.
+// The targets of issues 4 and 15 judged on the search bench's figures, and
+// the text report: one table for load, size, RSS and cold start, tables of
+// search latency (overall, after a restart, by kind and by class of
+// query), one for server-memory, then the targets with PASS/FAIL/n/a.
 
 import { formatTable } from '../stats.mjs';
 
@@ -17,6 +18,9 @@ export function judge(scales, serverMemory) {
   const at = (name) => scales.find((s) => s.scale === name);
   const s100k = at('100k');
   const s1m = at('1m');
+  const z100k = at('zipf-100k');
+  const z1m = at('zipf-1m');
+  const servingRss = (s) => (s ? Math.max(s.rssBytes.coldAfterFirstAnswer, s.rssBytes.serving) / MB : null);
   const sm10k = serverMemory.find((s) => s.scale === '10k' && s.skipped === undefined);
   // The daemon holding the store as it serves: restarted on it, after the
   // first answer and after the timed searches. The loading daemon's RSS
@@ -28,6 +32,13 @@ export function judge(scales, serverMemory) {
     { target: 'daemon start to first answered search, 1,000,000 facts (median)', value: s1m?.coldStart.firstAnswerMs ?? null, unit: 'ms', op: '<=', limit: 500, needs: '--scales with 1m' },
     { target: 'daemon RSS with 1,000,000 facts (restarted on the store: max of after first answer, after the searches)', value: rss1m, unit: 'MB', op: '<=', limit: 250, needs: '--scales with 1m' },
     { target: 'server-memory search_nodes p50 / memoryd p50, 10,000 facts (timed in alternating blocks)', value: sm10k?.p50Ratio ?? null, unit: 'x', op: '>=', limit: 100, needs: '--scales with 10k, server-memory run' },
+    { target: 'issue 15: Zipf, 100,000 facts: search p50, every search from the first after the load', value: z100k?.search.p50Ms ?? null, unit: 'ms', op: '<=', limit: 1, needs: '--scales with zipf-100k' },
+    { target: 'issue 15: Zipf, 100,000 facts: search p99, every search from the first after the load', value: z100k?.search.p99Ms ?? null, unit: 'ms', op: '<=', limit: 3, needs: '--scales with zipf-100k' },
+    { target: 'issue 15: Zipf, 100,000 facts: the first search after a restart (median)', value: z100k?.coldStart.firstSearchMs ?? null, unit: 'ms', op: '<=', limit: 100, needs: '--scales with zipf-100k' },
+    { target: 'issue 15: Zipf, 100,000 facts: p99 of the 300 searches after a restart', value: z100k?.servingFirst300?.p99Ms ?? null, unit: 'ms', op: '<=', limit: 5, needs: '--scales with zipf-100k' },
+    { target: 'issue 15: Zipf, one agent with 1,000,000 facts: search p99', value: z1m?.search.p99Ms ?? null, unit: 'ms', op: '<=', limit: 10, needs: '--scales with zipf-1m' },
+    { target: 'issue 15: Zipf, one agent with 1,000,000 facts: daemon start to first answer (median)', value: z1m?.coldStart.firstAnswerMs ?? null, unit: 'ms', op: '<=', limit: 500, needs: '--scales with zipf-1m' },
+    { target: 'issue 15: Zipf, one agent with 1,000,000 facts: RSS (restarted: max of after first answer, after the searches)', value: servingRss(z1m), unit: 'MB', op: '<=', limit: 300, needs: '--scales with zipf-1m' },
   ].map((t) => ({ ...t, pass: t.value === null || Number.isNaN(t.value) ? null : t.op === '<=' ? t.value <= t.limit : t.value >= t.limit }));
 }
 
@@ -43,15 +54,15 @@ const pct = (part, whole) => `${((100 * part) / whole).toFixed(1)}%`;
 export function formatReport({ meta, scales, serverMemory, targets }) {
   const out = [
     `memoryd ${meta.daemonVersion ?? '?'} (commit ${meta.commit}), node ${meta.node}, ${meta.cpus} CPU(s); seed ${meta.seed}; ` +
-      `${meta.queries} timed queries per scale after ${meta.warmup} warm-up on the in-memory index, limit ${meta.limit}, one request in flight through DaemonClient (busyPollUs ${meta.clientBusyPollUs})`,
+      `${meta.queries} timed queries per scale from the first after the load (${meta.warmup} untimed before), limit ${meta.limit}, one request in flight through DaemonClient (busyPollUs ${meta.clientBusyPollUs})`,
     '',
     `load, size and start (each scale on its own fresh data dir; MB = 10^6 bytes; cold start: median of ${meta.coldStarts} runs):`,
     formatTable(
-      ['scale', 'facts', 'agents', 'load s', 'facts/s', 'store MB', 'RSS load MB', 'RSS search MB', 'RSS cold MB', 'RSS serving MB', 'accept ms', 'first answer ms', 'max ms'],
+      ['scale', 'facts', 'agents', 'load s', 'facts/s', 'store MB', 'RSS load MB', 'RSS search MB', 'RSS cold MB', 'RSS serving MB', 'accept ms', 'first answer ms', 'max ms', 'first search ms'],
       scales.map((s) => [
         s.scale, int(s.facts), s.agents, fixed(s.load.ms / 1000, 1), int(s.load.factsPerSecond), mb(s.storeBytes),
         mb(s.rssBytes.afterLoad), mb(s.rssBytes.afterSearch), mb(s.rssBytes.coldAfterFirstAnswer), mb(s.rssBytes.serving),
-        fixed(s.coldStart.acceptMs, 1), fixed(s.coldStart.firstAnswerMs, 1), fixed(s.coldStart.maxFirstAnswerMs, 1),
+        fixed(s.coldStart.acceptMs, 1), fixed(s.coldStart.firstAnswerMs, 1), fixed(s.coldStart.maxFirstAnswerMs, 1), fixed(s.coldStart.firstSearchMs, 1),
       ]),
     ),
     '',
@@ -61,19 +72,27 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
       scales.map((s) => [s.scale, ...[s.rssParts?.afterLoad, s.rssParts?.afterSearch, s.rssParts?.serving].map((p) => (p === undefined ? '-' : `${mb(p.anonBytes)} / ${mb(p.fileBytes)} / ${mb(p.tableBytes)}`))]),
     ),
     '',
-    `memory.search through the socket (agent ${meta.searchedAgent}; queries: 1-3 words of its own facts, ~20% with the last word cut short):`,
+    `memory.search through the socket, every search from the first after the load (agent ${meta.searchedAgent}; queries: 1-3 words of its own facts, ~20% with the last word cut short and a *):`,
     formatTable(
-      ['scale', 'agent facts', 'in memory after s', 'queries', 'prefix', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
+      ['scale', 'agent facts', 'queries', 'prefix', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
       scales.map((s) => [
-        s.scale, int(s.searchedFacts), fixed(s.search.residentAfterMs / 1000, 1), s.search.count, s.search.prefixQueries, pct(s.search.answeredWithFacts, s.search.count),
+        s.scale, int(s.searchedFacts), s.search.count, s.search.prefixQueries, pct(s.search.answeredWithFacts, s.search.count),
         fixed(s.search.meanMs, 3), fixed(s.search.p50Ms, 3), fixed(s.search.p99Ms, 3), fixed(s.search.maxMs, 3),
       ]),
     ),
     '',
-    'the same searches through the daemon restarted on the store (after its cold starts):',
+    'the same searches through the daemon restarted on the store (after its cold starts), from the first; and the first 300 of them:',
     formatTable(
-      ['scale', 'in memory after s', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
-      scales.map((s) => [s.scale, fixed((s.servingResidentAfterMs ?? NaN) / 1000, 1), fixed(s.servingSearch?.meanMs, 3), fixed(s.servingSearch?.p50Ms, 3), fixed(s.servingSearch?.p99Ms, 3), fixed(s.servingSearch?.maxMs, 3)]),
+      ['scale', 'mean ms', 'p50 ms', 'p99 ms', 'max ms', 'first 300 p99 ms', 'first 300 max ms'],
+      scales.map((s) => [s.scale, fixed(s.servingSearch?.meanMs, 3), fixed(s.servingSearch?.p50Ms, 3), fixed(s.servingSearch?.p99Ms, 3), fixed(s.servingSearch?.maxMs, 3), fixed(s.servingFirst300?.p99Ms, 3), fixed(s.servingFirst300?.maxMs, 3)]),
+    ),
+    '',
+    'memory.search by class: the share of the agent\'s facts holding the query\'s most common word:',
+    formatTable(
+      ['scale', 'class', 'queries', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
+      scales.flatMap((s) =>
+        Object.entries(s.search.byClass ?? {}).map(([cls, k]) => [s.scale, cls, k.count, fixed(k.meanMs, 3), fixed(k.p50Ms, 3), fixed(k.p99Ms, 3), fixed(k.maxMs, 3)]),
+      ),
     ),
     '',
     'memory.search by kind of query (prefix: the last word cut short):',
@@ -114,7 +133,7 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
       }
     }
   }
-  out.push('', 'targets (issue 4):');
+  out.push('', 'targets (issues 4 and 15):');
   for (const t of targets) {
     const limit = `target ${t.op} ${t.limit.toLocaleString('en-US')} ${t.unit}`;
     if (t.pass === null) out.push(`  n/a   ${t.target}: not measured (needs ${t.needs}; ${limit})`);

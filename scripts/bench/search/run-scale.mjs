@@ -58,6 +58,36 @@ function latencyByKind(queries, samplesNs) {
   return Object.fromEntries(Object.entries(groups).map(([kind, samples]) => [kind, latency(samples)]));
 }
 
+/** The classes of issue 15: by the share of the agent's facts holding the query's most common word. */
+const CLASSES = [
+  { name: '>= 50%', min: 0.5 },
+  { name: '10-50%', min: 0.1 },
+  { name: '1-10%', min: 0.01 },
+  { name: '< 1%', min: 0 },
+];
+
+/**
+ * Latency per class of query by the document frequency of its most common
+ * word (as written, lower-cased: close to the daemon's terms), so that
+ * the common-word queries, the expensive ones, are seen apart.
+ * @param {{content: string}[]} facts the searched agent's
+ * @param {{text: string}[]} queries
+ * @param {number[]} samplesNs in the order of `queries`
+ */
+function latencyByClass(facts, queries, samplesNs) {
+  const df = new Map();
+  for (const f of facts) for (const w of new Set(f.content.toLowerCase().split(/[^\p{L}\p{N}_]+/u))) if (w !== '') df.set(w, (df.get(w) ?? 0) + 1);
+  /** @type {Record<string, number[]>} */
+  const groups = Object.fromEntries(CLASSES.map((c) => [c.name, []]));
+  queries.forEach((q, i) => {
+    const words = q.text.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w !== '');
+    const share = Math.max(0, ...words.map((w) => (df.get(w) ?? 0) / facts.length));
+    const cls = /** @type {{name: string}} */ (CLASSES.find((c) => share >= c.min));
+    groups[cls.name]?.push(/** @type {number} */ (samplesNs[i]));
+  });
+  return Object.fromEntries(Object.entries(groups).map(([name, samples]) => [name, latency(samples)]));
+}
+
 /**
  * Runs memoryd on `scale` in `root/<scale>` and returns its figures, the
  * searched agent's facts and the timed and warm-up queries (for server-memory).
@@ -96,22 +126,23 @@ export async function runMemoryd(scale, opts, root, progress) {
   const queries = drawQueries(kept, opts.queries, opts.seed);
   // A stream of its own, so no timed query is one the daemon just answered.
   const warmup = drawQueries(kept, opts.warmup, opts.seed, 'warm-up');
-  say(`searching: ${warmup.length} warm-up, then ${queries.length} timed queries, one in flight`);
+  say(`searching: ${warmup.length} warm-up, then ${queries.length} timed queries from the first, one in flight`);
   const searchStart = performance.now();
-  const searched = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child, busyPollUs: opts.clientBusyPollUs });
-  say(`index in memory ${(searched.residentAfterMs / 1000).toFixed(1)} s after the first search (${searched.warmupSearches} warm-up searches)`);
+  const searched = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
   const rssAfterSearch = rssBytes(child.pid);
   const partsAfterSearch = rssBreakdown(child.pid);
   const search = latency(searched.samplesNs);
   say(`searched in ${((performance.now() - searchStart) / 1000).toFixed(1)} s: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms`);
 
-  const comparison = opts.compare ? await compareWithServerMemory(scale.name, socketPath, kept, queries, warmup, opts, root, say) : undefined;
+  // The comparison re-warms both sides at each block's start, from queries of their own.
+  const compareWarmup = warmup.length > 0 ? warmup : drawQueries(kept, 300, opts.seed, 'warm-up');
+  const comparison = opts.compare ? await compareWithServerMemory(scale.name, socketPath, kept, queries, compareWarmup, opts, root, say) : undefined;
 
   await shutdownDaemon(client, child);
 
   say(`cold start ×${opts.coldStarts}: spawning memoryd on the same data dir, polling its socket every 2 ms`);
   const colds = [];
-  /** @type {{rssBytes: number, parts: ReturnType<typeof rssBreakdown>, search: ReturnType<typeof latency>, residentAfterMs: number} | undefined} */
+  /** @type {{rssBytes: number, parts: ReturnType<typeof rssBreakdown>, search: ReturnType<typeof latency>, first300: ReturnType<typeof latency>} | undefined} */
   let serving;
   for (let i = 0; i < opts.coldStarts; i++) {
     // A different probe each time, so no run answers from the last one's warm blocks alone.
@@ -124,19 +155,22 @@ export async function runMemoryd(scale, opts, root, progress) {
       // the same searches. (The loading daemon's RSS also holds what the
       // bulk import grew its heap and allocator to.)
       say('serving: the same searches through the restarted daemon');
-      const again = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, child: run.child, busyPollUs: opts.clientBusyPollUs });
-      say(`serving: index in memory ${(again.residentAfterMs / 1000).toFixed(1)} s after the first search (${again.warmupSearches} warm-up searches)`);
-      serving = { rssBytes: rssBytes(run.child.pid), parts: rssBreakdown(run.child.pid), search: latency(again.samplesNs), residentAfterMs: again.residentAfterMs };
-      say(`serving: p50 ${serving.search.p50Ms.toFixed(3)} ms, p99 ${serving.search.p99Ms.toFixed(3)} ms, RSS ${(serving.rssBytes / 1e6).toFixed(1)} MB`);
+      const again = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
+      serving = {
+        rssBytes: rssBytes(run.child.pid), parts: rssBreakdown(run.child.pid), search: latency(again.samplesNs), first300: latency(again.samplesNs.slice(0, 300)),
+      };
+      say(`serving: p50 ${serving.search.p50Ms.toFixed(3)} ms, p99 ${serving.search.p99Ms.toFixed(3)} ms (first 300: p99 ${serving.first300.p99Ms.toFixed(3)} ms), RSS ${(serving.rssBytes / 1e6).toFixed(1)} MB`);
     }
     await shutdownDaemon(run.client, run.child);
-    colds.push({ acceptMs: run.acceptMs, firstAnswerMs: run.answerMs, rssBytes: rss, probe, probeFacts: run.facts });
+    colds.push({ acceptMs: run.acceptMs, firstAnswerMs: run.answerMs, firstSearchMs: run.answerMs - run.acceptMs, rssBytes: rss, probe, probeFacts: run.facts });
   }
   const cold = {
     runs: colds,
     acceptMs: median(colds.map((c) => c.acceptMs)),
     firstAnswerMs: median(colds.map((c) => c.firstAnswerMs)),
     maxFirstAnswerMs: Math.max(...colds.map((c) => c.firstAnswerMs)),
+    firstSearchMs: median(colds.map((c) => c.firstSearchMs)),
+    maxFirstSearchMs: Math.max(...colds.map((c) => c.firstSearchMs)),
   };
   const rssCold = Math.max(...colds.map((c) => c.rssBytes));
   say(`cold start: median accept ${cold.acceptMs.toFixed(1)} ms, first answer ${cold.firstAnswerMs.toFixed(1)} ms ` +
@@ -158,15 +192,16 @@ export async function runMemoryd(scale, opts, root, progress) {
       storeBytes,
       rssBytes: { afterLoad: rssAfterLoad, afterSearch: rssAfterSearch, coldAfterFirstAnswer: rssCold, serving: serving?.rssBytes ?? rssCold },
       rssParts: { afterLoad: partsAfterLoad, afterSearch: partsAfterSearch, serving: serving?.parts },
+      corpus: scale.corpus,
       servingSearch: serving?.search,
-      servingResidentAfterMs: serving?.residentAfterMs,
+      servingFirst300: serving?.first300,
       coldStart: cold,
       search: {
         ...search,
-        residentAfterMs: searched.residentAfterMs,
         answeredWithFacts: searched.answeredWithFacts,
         prefixQueries: queries.filter((q) => q.prefix).length,
         byKind: latencyByKind(queries, searched.samplesNs),
+        byClass: latencyByClass(kept, queries, searched.samplesNs),
       },
       dataDir: opts.keep ? dataDir : undefined,
     },

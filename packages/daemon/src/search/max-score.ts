@@ -57,8 +57,9 @@ function part(table: Float64Array, weight: number, f: number, length: number, av
   return v;
 }
 
-/** The next window ends just below `base`, at the newest posting any list holds there. */
+/** The next window ends just below `base`, at the newest posting any list may hold there. */
 function nextWindow(slots: readonly Slot[], base: number): number {
+  if (base <= 0) return -1;
   let next = -1;
   for (const slot of slots) for (const r of slot.readers) next = Math.max(next, r.below(base));
   return next;
@@ -124,7 +125,13 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
   };
 
   const freqs = slots.map(() => new Uint32Array(WINDOW));
+  /** Per slot, the window offsets its frequencies were set at (to score them and to clear them). */
+  const offsets = slots.map(() => new Uint32Array(WINDOW));
+  const counts = new Uint32Array(n);
   const scores = new Float64Array(WINDOW);
+  /** The window's candidates (offsets), and which offsets are among them. */
+  const candidates = new Uint32Array(WINDOW);
+  const isCandidate = new Uint8Array(WINDOW);
   const tables = slots.map(() => new Float64Array(TABLE_F * TABLE_LENGTH).fill(NaN));
   const filled = new Uint8Array(n);
   const essential = new Uint8Array(n);
@@ -144,16 +151,16 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
     return b;
   };
   const fillSlot = (s: number, base: number, hi: number): void => {
-    const into = freqs[s]!;
-    into.fill(0);
-    for (const r of slots[s]!.readers) r.fill(base, hi, alive, into);
+    let count = 0;
+    for (const r of slots[s]!.readers) count = r.fill(base, hi, alive, freqs[s]!, offsets[s]!, count);
+    counts[s] = count;
     filled[s] = 1;
   };
 
   let top = -1;
   for (const slot of slots) for (const r of slot.readers) top = Math.max(top, r.top());
   if (k <= 0) top = -1;
-  for (let hi = top; hi >= 0; ) {
+  for (let hi = top; hi >= 0; hi = nextWindow(slots, hi - WINDOW + 1 > 0 ? hi - WINDOW + 1 : 0)) {
     const base = Math.max(0, hi - WINDOW + 1);
     for (let s = 0; s < n; s++) {
       let best = 0;
@@ -164,69 +171,95 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
       windowUb[s] = best;
       known[s] = 0;
     }
-    if (!prunable(boundNow())) {
-      // The weakest slots whose bounds together cannot reach the threshold.
-      order.sort((a, b) => windowUb[a]! - windowUb[b]!);
-      essential.fill(1);
-      for (let j = 0; j < n; j++) {
-        const s = order[j]!;
-        essential[s] = 0;
-        let b = 0;
-        for (let t = 0; t < n; t++) if (essential[t] === 0) b += windowUb[t]!;
-        if (!prunable(b)) {
-          essential[s] = 1;
-          break;
+    if (prunable(boundNow())) continue;
+    // The weakest slots whose bounds together cannot reach the threshold.
+    order.sort((a, b) => windowUb[a]! - windowUb[b]!);
+    essential.fill(1);
+    for (let j = 0; j < n; j++) {
+      const s = order[j]!;
+      essential[s] = 0;
+      let b = 0;
+      for (let t = 0; t < n; t++) if (essential[t] === 0) b += windowUb[t]!;
+      if (!prunable(b)) {
+        essential[s] = 1;
+        break;
+      }
+    }
+    let essentialCount = 0;
+    let allCount = 0;
+    for (let s = 0; s < n; s++) {
+      filled[s] = 0;
+      counts[s] = 0;
+      let count = 0;
+      for (const r of slots[s]!.readers) count += r.count;
+      allCount += count;
+      if (essential[s] !== 0) essentialCount += count;
+    }
+    // The candidates: every offset an essential slot holds.
+    let nc = 0;
+    for (let s = 0; s < n; s++) {
+      if (essential[s] === 0 || windowUb[s] === 0) continue;
+      fillSlot(s, base, hi);
+      const list = offsets[s]!;
+      for (let i = 0; i < counts[s]!; i++) {
+        const at = list[i]!;
+        if (isCandidate[at] === 0) {
+          isCandidate[at] = 1;
+          candidates[nc++] = at;
         }
       }
-      let essentialCount = 0;
-      let allCount = 0;
+    }
+    if (BULK * essentialCount >= allCount) {
+      // Candidates are most of what the window holds: score every posting
+      // of it, slot by slot in slot order (each fact's sum in scoreDoc's
+      // order), then offer the facts.
       for (let s = 0; s < n; s++) {
-        let count = 0;
-        for (const r of slots[s]!.readers) count += r.count;
-        allCount += count;
-        if (essential[s] !== 0) essentialCount += count;
-      }
-      for (let s = 0; s < n; s++) {
-        filled[s] = 0;
-        if (essential[s] !== 0 && windowUb[s]! > 0) fillSlot(s, base, hi);
-      }
-      if (BULK * essentialCount >= allCount) {
-        // Candidates would be most of the window: score it whole, slot by
-        // slot in slot order (each fact's sum in scoreDoc's order).
-        for (let s = 0; s < n; s++) if (filled[s] === 0 && windowUb[s]! > 0) fillSlot(s, base, hi);
-        scores.fill(0);
-        for (let s = 0; s < n; s++) {
-          if (s === prefix || filled[s] === 0) continue;
-          const f = freqs[s]!;
-          const weight = slots[s]!.weight;
-          const table = tables[s]!;
-          for (let at = hi - base; at >= 0; at--) if (f[at] !== 0) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
-        }
-        if (prefix >= 0 && filled[prefix] !== 0) {
-          const f = freqs[prefix]!;
-          const ownF = own >= 0 && filled[own] !== 0 ? freqs[own]! : undefined;
-          const weight = slots[prefix]!.weight;
-          const table = tables[prefix]!;
-          for (let at = hi - base; at >= 0; at--) {
-            if (f[at] !== 0 && (ownF === undefined || ownF[at] === 0)) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
+        if (filled[s] === 0 && windowUb[s]! > 0) {
+          fillSlot(s, base, hi);
+          const list = offsets[s]!;
+          for (let i = 0; i < counts[s]!; i++) {
+            const at = list[i]!;
+            if (isCandidate[at] === 0) {
+              isCandidate[at] = 1;
+              candidates[nc++] = at;
+            }
           }
         }
-        for (let at = hi - base; at >= 0; at--) {
-          const score = scores[at]!;
-          if (score > 0 && !prunable(score)) offer(base + at, score);
-        }
-        hi = nextWindow(slots, base);
-        continue;
       }
-      for (let at = hi - base; at >= 0; at--) {
-        let candidate = false;
-        for (let s = 0; s < n; s++) {
-          if (essential[s] !== 0 && filled[s] !== 0 && freqs[s]![at] !== 0) {
-            candidate = true;
-            break;
-          }
+      for (let s = 0; s < n; s++) {
+        if (s === prefix || filled[s] === 0) continue;
+        const f = freqs[s]!;
+        const list = offsets[s]!;
+        const weight = slots[s]!.weight;
+        const table = tables[s]!;
+        for (let i = 0; i < counts[s]!; i++) {
+          const at = list[i]!;
+          scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
         }
-        if (!candidate) continue;
+      }
+      if (prefix >= 0 && filled[prefix] !== 0) {
+        const f = freqs[prefix]!;
+        const ownF = own >= 0 && filled[own] !== 0 ? freqs[own]! : undefined;
+        const list = offsets[prefix]!;
+        const weight = slots[prefix]!.weight;
+        const table = tables[prefix]!;
+        for (let i = 0; i < counts[prefix]!; i++) {
+          const at = list[i]!;
+          if (ownF === undefined || ownF[at] === 0) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
+        }
+      }
+      // Offered in any order: offer() settles ties by id.
+      for (let i = 0; i < nc; i++) {
+        const at = candidates[i]!;
+        const score = scores[at]!;
+        if (score > 0 && score >= threshold) offer(base + at, score);
+      }
+    } else {
+      // Few candidates: each in turn, newest first, the non-essential
+      // slots probed, strongest first, while the fact can still enter.
+      candidates.subarray(0, nc).sort();
+      for (let i = nc - 1; i >= 0; i--) {
+        const at = candidates[i]!;
         const d = base + at;
         const length = lengths[d]!;
         for (let s = 0; s < n; s++) {
@@ -236,7 +269,6 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
           present[s] = f > 0 ? 1 : 0;
           if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
         }
-        // Probe the non-essential slots, strongest first, while the fact can still enter.
         let pruned = false;
         for (let j = n - 1; j >= 0; j--) {
           const s = order[j]!;
@@ -260,8 +292,20 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
         if (prefix >= 0 && present[prefix] !== 0 && !(own >= 0 && present[own] !== 0)) score += contrib[prefix]!;
         if (score > 0) offer(d, score);
       }
+      for (let s = 0; s < n; s++) known[s] = 0;
     }
-    hi = nextWindow(slots, base);
+    // Leave the window's arrays as they were: zero.
+    for (let i = 0; i < nc; i++) {
+      const at = candidates[i]!;
+      isCandidate[at] = 0;
+      scores[at] = 0;
+    }
+    for (let s = 0; s < n; s++) {
+      if (filled[s] === 0) continue;
+      const f = freqs[s]!;
+      const list = offsets[s]!;
+      for (let i = 0; i < counts[s]!; i++) f[list[i]!] = 0;
+    }
   }
   const hits = heapOrd.map((ord, i) => ({ ord, score: heapScore[i]! }));
   hits.sort((a, b) => (worse(a.ord, a.score, b.ord, b.score) ? 1 : worse(b.ord, b.score, a.ord, a.score) ? -1 : 0));

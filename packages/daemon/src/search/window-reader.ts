@@ -96,11 +96,11 @@ export class WindowReader {
   /**
    * Writes into `into[ord - base]` the frequency of each live posting in
    * [base, hi] (the window {@link bound} moved to), keeping the larger of
-   * it and what is there (a prefix's completions share one array).
-   * Returns how many it wrote.
+   * it and what is there (a prefix's completions share one array), and
+   * appends to `offsets` (from `n`) each offset it set from 0. Returns the
+   * new count of offsets.
    */
-  fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array): number {
-    let wrote = 0;
+  fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array, offsets: Uint32Array, n: number): number {
     const pairs = this.#pool.pairs;
     if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
       for (let i = this.#tailSize - 1; i >= 0; i--) {
@@ -110,8 +110,8 @@ export class WindowReader {
         if (alive[ord] === 0) continue;
         const f = pairs[this.#tailBase + 2 * i + 1]!;
         const at = ord - base;
+        if (into[at] === 0) offsets[n++] = at;
         if (f > into[at]!) into[at] = f;
-        wrote++;
       }
     }
     const blocks = this.#blocks;
@@ -129,11 +129,11 @@ export class WindowReader {
         if (ord < base) break;
         if (alive[ord] === 0) continue;
         const at = ord - base;
+        if (into[at] === 0) offsets[n++] = at;
         if (freqs[i]! > into[at]!) into[at] = freqs[i]!;
-        wrote++;
       }
     }
-    return wrote;
+    return n;
   }
 
   /**
@@ -184,8 +184,15 @@ export class WindowReader {
     let next = -1;
     const pairs = this.#pool.pairs;
     if (this.#tailSize > 0 && pairs[this.#tailBase]! < base) {
-      const last = pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!;
-      next = last < base ? last : base - 1;
+      // The newest tail ordinal below base.
+      let lo = 0;
+      let hi = this.#tailSize - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (pairs[this.#tailBase + 2 * mid]! < base) lo = mid;
+        else hi = mid - 1;
+      }
+      next = pairs[this.#tailBase + 2 * lo]!;
     }
     const blocks = this.#blocks;
     let b = this.#block;
