@@ -195,57 +195,34 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
       allCount += count;
       if (essential[s] !== 0) essentialCount += count;
     }
-    // The candidates: every offset an essential slot holds.
-    let nc = 0;
-    for (let s = 0; s < n; s++) {
-      if (essential[s] === 0 || windowUb[s] === 0) continue;
-      fillSlot(s, base, hi);
-      const list = offsets[s]!;
-      for (let i = 0; i < counts[s]!; i++) {
-        const at = list[i]!;
-        if (isCandidate[at] === 0) {
-          isCandidate[at] = 1;
-          candidates[nc++] = at;
-        }
-      }
-    }
     if (BULK * essentialCount >= allCount) {
-      // Candidates are most of what the window holds: score every posting
-      // of it, slot by slot in slot order (each fact's sum in scoreDoc's
-      // order), then offer the facts.
+      // Candidates would be most of what the window holds: score every
+      // posting of it, slot by slot in slot order (so each fact's sum is in
+      // scoreDoc's order), then offer the facts.
+      let nc = 0;
+      const ownFirst = prefix >= 0 && own >= 0 && windowUb[own]! > 0;
+      if (ownFirst) fillSlot(own, base, hi);
       for (let s = 0; s < n; s++) {
-        if (filled[s] === 0 && windowUb[s]! > 0) {
-          fillSlot(s, base, hi);
-          const list = offsets[s]!;
-          for (let i = 0; i < counts[s]!; i++) {
-            const at = list[i]!;
-            if (isCandidate[at] === 0) {
-              isCandidate[at] = 1;
-              candidates[nc++] = at;
-            }
-          }
-        }
-      }
-      for (let s = 0; s < n; s++) {
-        if (s === prefix || filled[s] === 0) continue;
-        const f = freqs[s]!;
-        const list = offsets[s]!;
-        const weight = slots[s]!.weight;
+        if (s === prefix || windowUb[s] === 0) continue;
         const table = tables[s]!;
-        for (let i = 0; i < counts[s]!; i++) {
-          const at = list[i]!;
-          scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
-        }
+        const weight = slots[s]!.weight;
+        const partOf = (f: number, length: number) => part(table, weight, f, length, avg);
+        for (const r of slots[s]!.readers) nc = r.accumulate(base, hi, alive, partOf, table, TABLE_LENGTH, lengths, scores, isCandidate, candidates, nc);
       }
-      if (prefix >= 0 && filled[prefix] !== 0) {
+      if (prefix >= 0 && windowUb[prefix]! > 0) {
+        fillSlot(prefix, base, hi);
         const f = freqs[prefix]!;
-        const ownF = own >= 0 && filled[own] !== 0 ? freqs[own]! : undefined;
+        const ownF = ownFirst ? freqs[own]! : undefined;
         const list = offsets[prefix]!;
         const weight = slots[prefix]!.weight;
         const table = tables[prefix]!;
         for (let i = 0; i < counts[prefix]!; i++) {
           const at = list[i]!;
           if (ownF === undefined || ownF[at] === 0) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
+          if (isCandidate[at] === 0) {
+            isCandidate[at] = 1;
+            candidates[nc++] = at;
+          }
         }
       }
       // Offered in any order: offer() settles ties by id.
@@ -253,11 +230,28 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
         const at = candidates[i]!;
         const score = scores[at]!;
         if (score > 0 && score >= threshold) offer(base + at, score);
+        isCandidate[at] = 0;
+        scores[at] = 0;
       }
     } else {
+      // The candidates: every offset an essential slot holds.
+      let nc = 0;
+      for (let s = 0; s < n; s++) {
+        if (essential[s] === 0 || windowUb[s] === 0) continue;
+        fillSlot(s, base, hi);
+        const list = offsets[s]!;
+        for (let i = 0; i < counts[s]!; i++) {
+          const at = list[i]!;
+          if (isCandidate[at] === 0) {
+            isCandidate[at] = 1;
+            candidates[nc++] = at;
+          }
+        }
+      }
       // Few candidates: each in turn, newest first, the non-essential
       // slots probed, strongest first, while the fact can still enter.
       candidates.subarray(0, nc).sort();
+      for (let i = 0; i < nc; i++) isCandidate[candidates[i]!] = 0;
       for (let i = nc - 1; i >= 0; i--) {
         const at = candidates[i]!;
         const d = base + at;
@@ -295,11 +289,6 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
       for (let s = 0; s < n; s++) known[s] = 0;
     }
     // Leave the window's arrays as they were: zero.
-    for (let i = 0; i < nc; i++) {
-      const at = candidates[i]!;
-      isCandidate[at] = 0;
-      scores[at] = 0;
-    }
     for (let s = 0; s < n; s++) {
       if (filled[s] === 0) continue;
       const f = freqs[s]!;

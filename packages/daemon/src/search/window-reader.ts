@@ -137,6 +137,75 @@ export class WindowReader {
   }
 
   /**
+   * Adds to `scores[ord - base]`, for each live posting in [base, hi],
+   * `part(f, length)` (its slot's weight × saturation: the expression
+   * scoreDoc evaluates, looked up in `table` at `f × tableLengths +
+   * length` once computed), and lists each offset not yet in `listed` in
+   * `offsets` (from `n`). Returns the new count.
+   */
+  accumulate(
+    base: number,
+    hi: number,
+    alive: Uint8Array,
+    part: (f: number, length: number) => number,
+    table: Float64Array,
+    tableLengths: number,
+    lengths: Uint32Array,
+    scores: Float64Array,
+    listed: Uint8Array,
+    offsets: Uint32Array,
+    n: number,
+  ): number {
+    const tableFs = table.length / tableLengths;
+    const pairs = this.#pool.pairs;
+    if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
+      for (let i = this.#tailSize - 1; i >= 0; i--) {
+        const ord = pairs[this.#tailBase + 2 * i]!;
+        if (ord > hi) continue;
+        if (ord < base) break;
+        if (alive[ord] === 0) continue;
+        const at = ord - base;
+        const f = pairs[this.#tailBase + 2 * i + 1]!;
+        const length = lengths[ord]!;
+        let v = f < tableFs && length < tableLengths ? table[f * tableLengths + length]! : NaN;
+        if (v !== v) v = part(f, length);
+        scores[at]! += v;
+        if (listed[at] === 0) {
+          listed[at] = 1;
+          offsets[n++] = at;
+        }
+      }
+    }
+    const blocks = this.#blocks;
+    for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
+      if (blocks.first[b]! > hi) continue;
+      if (this.#decoded !== b) {
+        this.#decodedCount = blocks.decode(b, this.#docs, this.#freqs);
+        this.#decoded = b;
+      }
+      const docs = this.#docs;
+      const freqs = this.#freqs;
+      for (let i = this.#decodedCount - 1; i >= 0; i--) {
+        const ord = docs[i]!;
+        if (ord > hi) continue;
+        if (ord < base) break;
+        if (alive[ord] === 0) continue;
+        const at = ord - base;
+        const f = freqs[i]!;
+        const length = lengths[ord]!;
+        let v = f < tableFs && length < tableLengths ? table[f * tableLengths + length]! : NaN;
+        if (v !== v) v = part(f, length);
+        scores[at]! += v;
+        if (listed[at] === 0) {
+          listed[at] = 1;
+          offsets[n++] = at;
+        }
+      }
+    }
+    return n;
+  }
+
+  /**
    * The frequency of the live posting at ordinal `d` (0: none), where `d`
    * lies in the current window and falls from one call to the next within
    * it: the block holding it is decoded (once) and searched.
