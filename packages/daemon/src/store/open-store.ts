@@ -127,17 +127,29 @@ async function openLevel(dataDir: string, storeDir: string, logger: Logger): Pro
 export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMemoryStore> {
   const { dataDir, sync, logger } = options;
   const storeDir = join(dataDir, 'store');
+  const started = performance.now();
+  const phases: Record<string, number> = {};
+  const phase = (name: string, since: number) => (phases[name] = Math.round(performance.now() - since));
+  let t = performance.now();
   await prepareDataDir(dataDir, storeDir, logger);
+  phase('dataDirMs', t);
+  t = performance.now();
   const { db, created } = await openLevel(dataDir, storeDir, logger);
+  phase('levelOpenMs', t);
   try {
     const subs = openSublevels(db);
+    t = performance.now();
     await checkLayout(db, subs, sync, created, logger);
     await ensureIndex(db, subs, sync, logger);
     const newStamp = stampSource();
     const stamps = await ensureStamps(db, subs, sync, newStamp);
     const counters = await AgentCounters.load(subs, logger);
+    phase('metaMs', t);
+    t = performance.now();
     const search = new SearchIndexes(db, subs, new IndexImages(dataDir, logger), logger);
     search.open(counters.entries(), stamps);
+    phase('searchMs', t);
+    logger.debug('store opened', { ...phases, ms: Math.round(performance.now() - started) });
     const ctx: StoreContext = {
       db,
       subs,
