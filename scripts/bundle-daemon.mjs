@@ -13,23 +13,8 @@ import { join } from 'node:path';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = join(root, 'packages/daemon/dist');
 const { build } = await import('esbuild');
-// The search index worker (a worker thread the daemon starts to rebuild an
-// index, store/index-builder.ts) is its own bundle beside the daemon's.
-await build({
-  entryPoints: [join(dist, 'search/index-worker.js')],
-  outfile: join(dist, 'memoryd-index-worker.mjs'),
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  external: ['level', 'classic-level'],
-  banner: { js: "import { createRequire as __memorydRequire } from 'node:module'; const require = __memorydRequire(import.meta.url);" },
-  logLevel: 'warning',
-});
-await build({
-  entryPoints: [join(dist, 'bin/main.js')],
-  // In dist/, so the bundle's `require('../package.json')` (version.ts) finds the package's manifest.
-  outfile: join(dist, 'memoryd.mjs'),
+/** What both bundles share: Node 20, ESM, the native addon's packages left outside. */
+const common = {
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -38,4 +23,9 @@ await build({
   // The bundle's CommonJS dependencies (json-rpc-2.0) call require(); ESM has none of its own.
   banner: { js: "import { createRequire as __memorydRequire } from 'node:module'; const require = __memorydRequire(import.meta.url);" },
   logLevel: 'warning',
-});
+};
+// The search index worker (a worker thread the daemon starts to rebuild an
+// index, store/index-builder.ts) is its own bundle beside the daemon's.
+await build({ ...common, entryPoints: [join(dist, 'search/index-worker.js')], outfile: join(dist, 'memoryd-index-worker.mjs') });
+// In dist/, so the bundle's `require('../package.json')` (version.ts) finds the package's manifest.
+await build({ ...common, entryPoints: [join(dist, 'bin/main.js')], outfile: join(dist, 'memoryd.mjs') });

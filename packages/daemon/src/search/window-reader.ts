@@ -25,6 +25,9 @@ export class WindowReader {
   #tail: boolean;
   /** The newest block not yet wholly above the current window. */
   #block: number;
+  /** Scratch of {@link fill} and {@link accumulate}: a window's postings, as offsets and frequencies. */
+  #at = new Uint32Array(0);
+  #f = new Uint32Array(0);
   readonly #docs = new Uint32Array(BLOCK);
   readonly #freqs = new Uint32Array(BLOCK);
   #decoded = -3;
@@ -101,37 +104,13 @@ export class WindowReader {
    * new count of offsets.
    */
   fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array, offsets: Uint32Array, n: number): number {
-    const pairs = this.#pool.pairs;
-    if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
-      for (let i = this.#tailSize - 1; i >= 0; i--) {
-        const ord = pairs[this.#tailBase + 2 * i]!;
-        if (ord > hi) continue;
-        if (ord < base) break;
-        if (alive[ord] === 0) continue;
-        const f = pairs[this.#tailBase + 2 * i + 1]!;
-        const at = ord - base;
-        if (into[at] === 0) offsets[n++] = at;
-        if (f > into[at]!) into[at] = f;
-      }
-    }
-    const blocks = this.#blocks;
-    for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
-      if (blocks.first[b]! > hi) continue;
-      if (this.#decoded !== b) {
-        this.#decodedCount = blocks.decode(b, this.#docs, this.#freqs);
-        this.#decoded = b;
-      }
-      const docs = this.#docs;
-      const freqs = this.#freqs;
-      for (let i = this.#decodedCount - 1; i >= 0; i--) {
-        const ord = docs[i]!;
-        if (ord > hi) continue;
-        if (ord < base) break;
-        if (alive[ord] === 0) continue;
-        const at = ord - base;
-        if (into[at] === 0) offsets[n++] = at;
-        if (freqs[i]! > into[at]!) into[at] = freqs[i]!;
-      }
+    const count = this.#collect(base, hi, alive);
+    const at = this.#at;
+    const fs = this.#f;
+    for (let i = 0; i < count; i++) {
+      const o = at[i]!;
+      if (into[o] === 0) offsets[n++] = o;
+      if (fs[i]! > into[o]!) into[o] = fs[i]!;
     }
     return n;
   }
@@ -157,6 +136,37 @@ export class WindowReader {
     n: number,
   ): number {
     const tableFs = table.length / tableLengths;
+    const count = this.#collect(base, hi, alive);
+    const at = this.#at;
+    const fs = this.#f;
+    for (let i = 0; i < count; i++) {
+      const o = at[i]!;
+      const f = fs[i]!;
+      const length = lengths[base + o]!;
+      let v = f < tableFs && length < tableLengths ? table[f * tableLengths + length]! : NaN;
+      if (v !== v) v = part(f, length);
+      scores[o]! += v;
+      if (listed[o] === 0) {
+        listed[o] = 1;
+        offsets[n++] = o;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * The live postings in [base, hi], newest first, into the scratch
+   * arrays: their offsets from `base` and their frequencies. Returns how
+   * many.
+   */
+  #collect(base: number, hi: number, alive: Uint8Array): number {
+    if (this.#at.length < hi - base + 1) {
+      this.#at = new Uint32Array(hi - base + 1);
+      this.#f = new Uint32Array(hi - base + 1);
+    }
+    const at = this.#at;
+    const fs = this.#f;
+    let n = 0;
     const pairs = this.#pool.pairs;
     if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
       for (let i = this.#tailSize - 1; i >= 0; i--) {
@@ -164,16 +174,8 @@ export class WindowReader {
         if (ord > hi) continue;
         if (ord < base) break;
         if (alive[ord] === 0) continue;
-        const at = ord - base;
-        const f = pairs[this.#tailBase + 2 * i + 1]!;
-        const length = lengths[ord]!;
-        let v = f < tableFs && length < tableLengths ? table[f * tableLengths + length]! : NaN;
-        if (v !== v) v = part(f, length);
-        scores[at]! += v;
-        if (listed[at] === 0) {
-          listed[at] = 1;
-          offsets[n++] = at;
-        }
+        at[n] = ord - base;
+        fs[n++] = pairs[this.#tailBase + 2 * i + 1]!;
       }
     }
     const blocks = this.#blocks;
@@ -190,16 +192,8 @@ export class WindowReader {
         if (ord > hi) continue;
         if (ord < base) break;
         if (alive[ord] === 0) continue;
-        const at = ord - base;
-        const f = freqs[i]!;
-        const length = lengths[ord]!;
-        let v = f < tableFs && length < tableLengths ? table[f * tableLengths + length]! : NaN;
-        if (v !== v) v = part(f, length);
-        scores[at]! += v;
-        if (listed[at] === 0) {
-          listed[at] = 1;
-          offsets[n++] = at;
-        }
+        at[n] = ord - base;
+        fs[n++] = freqs[i]!;
       }
     }
     return n;
