@@ -72,6 +72,25 @@ function ulidParts(id: string, into: Float64Array, at: number): void {
   }
 }
 
+/** The ULID text of the id at `parts[at..at+3]` (ulidParts' inverse). */
+function ulidText(parts: Float64Array, at: number): string {
+  let text = '';
+  for (const [part, digits] of [
+    [parts[at]!, 10],
+    [parts[at + 1]!, 8],
+    [parts[at + 2]!, 8],
+  ] as const) {
+    let value = part;
+    let chunk = '';
+    for (let i = 0; i < digits; i++) {
+      chunk = CROCKFORD[value % 32]! + chunk;
+      value = Math.floor(value / 32);
+    }
+    text += chunk;
+  }
+  return text;
+}
+
 /** A hash of the id at `parts[at..at+3]` (its random tail mostly). */
 function idHash(parts: Float64Array, at: number): number {
   let h = Math.imul(parts[at + 2]! % 1073741824, 0x9e3779b1) ^ Math.imul(parts[at + 1]! % 1073741824, 0x85ebca6b) ^ (parts[at]! % 1073741824);
@@ -115,8 +134,6 @@ export class ResidentIndex {
   #alive: Uint8Array = new Uint8Array(64);
   /** Each fact's id as three numbers (ulidParts), for tie-breaking and hashing. */
   #idParts: Float64Array = new Float64Array(3 * 64);
-  /** Each fact's id as text, 26 bytes each: the ids of the hits are cut from it. */
-  #idText = Buffer.alloc(26 * 64);
   /** Whether ordinals follow id order (a higher ordinal is a newer fact): ties then compare ordinals. */
   #ordered = true;
   /** Ordinals by id hash, open addressing (-1: empty); dead ordinals stay until renumbering. */
@@ -166,6 +183,8 @@ export class ResidentIndex {
   snapshot(): IndexSnapshot {
     if (this.#staged !== undefined) throw new Error('ResidentIndex.snapshot during a load');
     this.#mergeSurfaces();
+    // Without the room relocated tails left behind.
+    this.#lists.pack();
     const pool = this.#lists.snapshot();
     const blocks = this.#blocks.snapshot();
     const n = this.#count;
@@ -173,7 +192,6 @@ export class ResidentIndex {
       lengths: this.#lengths.subarray(0, n),
       alive: this.#alive.subarray(0, n),
       idParts: this.#idParts.subarray(0, 3 * n),
-      idText: new Uint8Array(this.#idText.buffer, this.#idText.byteOffset, 26 * n),
       slots: this.#slots,
     };
     for (const [name, a] of Object.entries(pool.arrays)) arrays[`pool.${name}`] = a;
@@ -205,9 +223,6 @@ export class ResidentIndex {
     index.#lengths = atLeast(s.arrays['lengths'] as Uint32Array, room, (k) => new Uint32Array(k));
     index.#alive = atLeast(s.arrays['alive'] as Uint8Array, room, (k) => new Uint8Array(k));
     index.#idParts = atLeast(s.arrays['idParts'] as Float64Array, 3 * room, (k) => new Float64Array(k));
-    const idText = Buffer.alloc(26 * room);
-    idText.set(s.arrays['idText'] as Uint8Array);
-    index.#idText = idText;
     index.#slots = s.arrays['slots'] as Int32Array;
     index.#count = n;
     index.#ordered = m.ordered;
@@ -287,7 +302,7 @@ export class ResidentIndex {
 
   /** The id of an ordinal, as text. */
   #id(ord: number): string {
-    return this.#idText.toString('latin1', 26 * ord, 26 * ord + 26);
+    return ulidText(this.#idParts, 3 * ord);
   }
 
   // --- Loading ------------------------------------------------------------
@@ -327,15 +342,9 @@ export class ResidentIndex {
       this.#lengths = grown(this.#lengths, need, (n) => new Uint32Array(n));
       this.#alive = grown(this.#alive, need, (n) => new Uint8Array(n));
       this.#idParts = grown(this.#idParts, 3 * this.#alive.length, (n) => new Float64Array(n));
-      if (this.#idText.length < 26 * this.#alive.length) {
-        const text = Buffer.alloc(26 * this.#alive.length);
-        this.#idText.copy(text);
-        this.#idText = text;
-      }
     }
     const parts = this.#idParts;
     ulidParts(id, parts, 3 * ord);
-    this.#idText.write(id, 26 * ord, 'latin1');
     this.#count++;
     this.#file(ord);
     if (ord > 0 && this.#ordered) {
@@ -506,19 +515,16 @@ export class ResidentIndex {
     const map = new Uint32Array(this.#count);
     const lengths = new Uint32Array(Math.max(64, live.length));
     const idParts = new Float64Array(3 * lengths.length);
-    const idText = Buffer.alloc(26 * lengths.length);
     live.forEach((ord, to) => {
       map[ord] = to;
       lengths[to] = this.#lengths[ord]!;
       idParts.set(parts.subarray(3 * ord, 3 * ord + 3), 3 * to);
-      this.#idText.copy(idText, 26 * to, 26 * ord, 26 * ord + 26);
     });
     for (const list of this.#lists.ids()) this.#rebuildList(list, this.#alive, map, lengths);
     this.#lists.pack();
     this.#count = live.length;
     this.#lengths = lengths;
     this.#idParts = idParts;
-    this.#idText = idText;
     this.#alive = new Uint8Array(lengths.length).fill(1, 0, live.length);
     this.#slots = new Int32Array(Math.max(128, 2 ** Math.ceil(Math.log2(4 * live.length + 1)))).fill(-1);
     for (let ord = 0; ord < live.length; ord++) this.#place(ord);

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { ANALYSIS_VERSION } from '../search/analyze.js';
@@ -10,7 +11,7 @@ import { ResidentIndex } from '../search/resident-index.js';
  * What an image was made by: its layout and the analysis of its terms. An
  * image of another version is rebuilt, never read.
  */
-export const ImageVersion = `index image 1, analysis ${ANALYSIS_VERSION}`;
+export const ImageVersion = `index image 2, analysis ${ANALYSIS_VERSION}`;
 
 /** What an image must match to stand for the agent's facts as the store has them. */
 export interface ImageStamp {
@@ -38,6 +39,8 @@ interface ImageMeta extends ImageStamp {
 export class IndexImages {
   readonly #dir: string;
   readonly #logger: Logger;
+  /** Image files read ahead by {@link prefetch}, by path. */
+  #read = new Map<string, Buffer>();
 
   constructor(dataDir: string, logger: Logger) {
     this.#dir = join(dataDir, 'search');
@@ -49,12 +52,33 @@ export class IndexImages {
     return join(this.#dir, `${createHash('sha256').update(agentId).digest('hex').slice(0, 32)}.index`);
   }
 
+  /**
+   * Reads every image file, off the event loop: started as the store
+   * opens, so the reads overlap LevelDB's open. A file it cannot read is
+   * read again by {@link load}, which reports why.
+   */
+  async prefetch(): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(this.#dir);
+    } catch {
+      return;
+    }
+    const paths = names.filter((name) => name.endsWith('.index')).map((name) => join(this.#dir, name));
+    const files = await Promise.all(paths.map((path) => readFile(path).catch(() => undefined)));
+    paths.forEach((path, i) => {
+      const file = files[i];
+      if (file !== undefined) this.#read.set(path, file);
+    });
+  }
+
   /** The agent's index from its image, if there is one that matches `expected`; why not is logged. */
   load(agentId: string, expected: ImageStamp): ResidentIndex | undefined {
     const path = this.path(agentId);
     let file: Buffer;
     try {
-      file = readFileSync(path);
+      file = this.#read.get(path) ?? readFileSync(path);
+      this.#read.delete(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('cannot read a search index image; rebuilding the index', { agentId, path, err });
       return undefined;
@@ -109,6 +133,7 @@ export class IndexImages {
 
   /** Removes every image but those of `keep`, and any temporary file a kill left. */
   prune(keep: Iterable<string>): void {
+    this.#read.clear();
     let names: string[];
     try {
       names = readdirSync(this.#dir);

@@ -36,7 +36,7 @@ export async function probeSpace(dataDir: string, storeDir: string): Promise<voi
   const fs = await statfs(dataDir);
   const free = fs.bavail * fs.bsize;
   if (free < need) {
-    throw Object.assign(new Error(`ENOSPC: ${need} bytes needed to reopen the store, ${free} free in ${dataDir}`), { code: 'ENOSPC' });
+    throw Object.assign(new Error(`ENOSPC: No space left on device: ${need} bytes needed to reopen the store, ${free} free in ${dataDir}`), { code: 'ENOSPC' });
   }
   const path = join(dataDir, PROBE_NAME);
   const file = await open(path, 'w', 0o600);
