@@ -222,7 +222,7 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
   const images = () => readdirSync(join(d.dataDir, 'search')).filter((n) => n.endsWith('.index'));
   assert.equal(images().length, 2, 'one image per agent');
   d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
-  await opened(d, { fromImages: 2, rebuilding: 0 });
+  await opened(d, { inImages: 2, rebuilding: 0 });
   c = await connect(d.socket);
   await verify(c, model, 'read from the images');
   c.socket.destroy();
@@ -230,7 +230,7 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
   // A kill with no write since the images leaves them valid.
   assert.deepEqual(await d.kill(), { code: null, signal: 'SIGKILL' });
   d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
-  await opened(d, { fromImages: 2, rebuilding: 0 });
+  await opened(d, { inImages: 2, rebuilding: 0 });
   c = await connect(d.socket);
   await verify(c, model, 'images still valid after a kill with no writes');
   c.socket.destroy();
@@ -243,10 +243,11 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
   writeFileSync(`${path}.tmp`, readFileSync(path).subarray(0, 1000));
   truncateSync(path, Math.floor(statSync(path).size / 2));
   d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
-  await opened(d, { fromImages: 1, rebuilding: 1 });
+  await opened(d, { inImages: 2, rebuilding: 0 });
   c = await connect(d.socket);
   await verify(c, model, 'a torn image rebuilt');
   c.socket.destroy();
+  assert.match(d.stderr(), /search index image damaged; rebuilding the index/, 'the torn image was found at its first read');
 
   // Writes after the images, then a kill: the images are older than the store, and rebuilt.
   d = await crashRound(d, model, 150, 4, (m) => t.diagnostic(m));
@@ -258,17 +259,17 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
 });
 
 /** Waits (bounded) for the daemon's log line on how the search indexes came back, and checks it. */
-async function opened(d: DaemonHandle, want: { fromImages: number; rebuilding: number }): Promise<void> {
+async function opened(d: DaemonHandle, want: { inImages: number; rebuilding: number }): Promise<void> {
   const deadline = Date.now() + 10_000;
-  let line: { fromImages?: number; rebuilding?: number } | undefined;
+  let line: { inImages?: number; rebuilding?: number } | undefined;
   while (line === undefined && Date.now() < deadline) {
     line = d
       .stderr()
       .split('\n')
       .filter((l) => l.includes('"search indexes opened"'))
-      .map((l) => JSON.parse(l) as { fromImages: number; rebuilding: number })[0];
+      .map((l) => JSON.parse(l) as { inImages: number; rebuilding: number })[0];
     if (line === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
   }
   assert.ok(line !== undefined, `no "search indexes opened" line: ${d.stderr()}`);
-  assert.deepEqual({ fromImages: line.fromImages, rebuilding: line.rebuilding }, want);
+  assert.deepEqual({ inImages: line.inImages, rebuilding: line.rebuilding }, want);
 }

@@ -68,11 +68,35 @@ describe('search indexes across restarts', () => {
     const before = await answers(store, qs);
     assert.ok(before.filter((facts) => facts.length > 0).length > 150);
     const again = await reopen(store, dataDir);
-    // Both agents are in memory as soon as the store is open: nothing to wait for.
-    assert.equal(again.searchMemory().agents, 2);
+    // Indexes wait in their images until used: a start reads none.
+    assert.equal(again.searchMemory().agents, 0);
     assert.equal(readdirSync(imageDir(dataDir)).length, 2);
     assert.deepEqual(await answers(again, qs), before);
-    assert.deepEqual(await answers(again, ['other3'], 'other'), await answers(again, ['other3'], 'other'));
+    assert.equal(again.searchMemory().agents, 1, 'the searched agent was read from its image');
+    assert.equal((await again.searchFacts({ agentId: 'other', query: 'other3' })).facts.length, 1);
+  });
+
+  test('writes to an agent still in its image wait for it, and are in its answers and its next image', async () => {
+    const { store, dataDir, rand } = await seeded(59);
+    const qs = queries(rand, 100);
+    let current = await reopen(store, dataDir);
+    const added = [];
+    for (let i = 0; i < 30; i++) added.push((await current.addFact({ agentId: AGENT, content: `${text(rand)} cold${i}` })).factId);
+    assert.equal(current.searchMemory().agents, 0, 'the writes did not read the image');
+    for (let i = 0; i < 30; i += 7) {
+      assert.deepEqual((await current.searchFacts({ agentId: AGENT, query: `cold${i}` })).facts.map((f) => f.id), [added[i]]);
+    }
+    // Written to since the open, never searched: its image is brought up to date at close.
+    current = await reopen(current, dataDir);
+    await current.addFact({ agentId: AGENT, content: 'one more after the reopen' });
+    current = await reopen(current, dataDir);
+    const got = await answers(current, qs);
+    assert.ok(got.some((facts) => facts.length > 0));
+    assert.equal((await current.searchFacts({ agentId: AGENT, query: 'reopen' })).facts.length, 1);
+    // The same store with its index rebuilt from the facts answers alike.
+    await current.close();
+    rmSync(imageDir(dataDir), { recursive: true });
+    assert.deepEqual(await answers(await reopen(current, dataDir), qs), got);
   });
 
   test('a missing, damaged or out-of-date image is rebuilt, and the answers are the same', async () => {

@@ -41,8 +41,38 @@ export const WINDOW = 2048;
 const BULK = 8;
 
 /** Parts of common frequencies and lengths are computed once per query and slot (they repeat across facts). */
-const TABLE_F = 16;
-const TABLE_LENGTH = 128;
+const TABLE_F = 8;
+const TABLE_LENGTH = 64;
+
+/**
+ * The working arrays of a search, kept between searches (they run one at
+ * a time, synchronously): a window's frequencies, offsets, sums and
+ * candidates are all zero again when a window ends, and a slot's table is
+ * cleared when a search takes it.
+ */
+const scratch = {
+  scores: new Float64Array(WINDOW),
+  candidates: new Uint32Array(WINDOW),
+  isCandidate: new Uint8Array(WINDOW),
+  slotFreqs: [] as Uint32Array[],
+  slotOffsets: [] as Uint32Array[],
+  slotTables: [] as Float64Array[],
+  freqs(s: number): Uint32Array {
+    return (this.slotFreqs[s] ??= new Uint32Array(WINDOW));
+  },
+  offsets(s: number): Uint32Array {
+    return (this.slotOffsets[s] ??= new Uint32Array(WINDOW));
+  },
+  table(s: number): Float64Array {
+    return (this.slotTables[s] ??= new Float64Array(TABLE_F * TABLE_LENGTH)).fill(NaN);
+  },
+  /** Zeroes everything: after a search that threw half-way through a window. */
+  reset(): void {
+    this.scores.fill(0);
+    this.isCandidate.fill(0);
+    for (const f of this.slotFreqs) f?.fill(0);
+  },
+};
 
 /**
  * `weight × saturation(f, length, avg)`, the very expression scoreDoc
@@ -88,6 +118,15 @@ function nextWindow(slots: readonly Slot[], base: number): number {
  *   decides whether the non-essential slots are read for it at all.
  */
 export function maxScore(slots: readonly Slot[], own: number, prefix: number, k: number, avg: number, facts: FactView, alive: Uint8Array): OrdinalHit[] {
+  try {
+    return searchWindows(slots, own, prefix, k, avg, facts, alive);
+  } catch (err) {
+    scratch.reset();
+    throw err;
+  }
+}
+
+function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: number, avg: number, facts: FactView, alive: Uint8Array): OrdinalHit[] {
   const n = slots.length;
   const lengths = facts.lengths;
   const ordered = facts.ordered;
@@ -124,15 +163,15 @@ export function maxScore(slots: readonly Slot[], own: number, prefix: number, k:
     if (heapOrd.length >= k) threshold = heapScore[0]!;
   };
 
-  const freqs = slots.map(() => new Uint32Array(WINDOW));
+  const freqs = slots.map((_, s) => scratch.freqs(s));
   /** Per slot, the window offsets its frequencies were set at (to score them and to clear them). */
-  const offsets = slots.map(() => new Uint32Array(WINDOW));
+  const offsets = slots.map((_, s) => scratch.offsets(s));
   const counts = new Uint32Array(n);
-  const scores = new Float64Array(WINDOW);
+  const scores = scratch.scores;
   /** The window's candidates (offsets), and which offsets are among them. */
-  const candidates = new Uint32Array(WINDOW);
-  const isCandidate = new Uint8Array(WINDOW);
-  const tables = slots.map(() => new Float64Array(TABLE_F * TABLE_LENGTH).fill(NaN));
+  const candidates = scratch.candidates;
+  const isCandidate = scratch.isCandidate;
+  const tables = slots.map((_, s) => scratch.table(s));
   const filled = new Uint8Array(n);
   const essential = new Uint8Array(n);
   const windowUb = new Float64Array(n);

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { readFile, readdir } from 'node:fs/promises';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { ANALYSIS_VERSION } from '../search/analyze.js';
@@ -39,8 +38,6 @@ interface ImageMeta extends ImageStamp {
 export class IndexImages {
   readonly #dir: string;
   readonly #logger: Logger;
-  /** Image files read ahead by {@link prefetch}, by path. */
-  #read = new Map<string, Buffer>();
 
   constructor(dataDir: string, logger: Logger) {
     this.#dir = join(dataDir, 'search');
@@ -52,24 +49,9 @@ export class IndexImages {
     return join(this.#dir, `${createHash('sha256').update(agentId).digest('hex').slice(0, 32)}.index`);
   }
 
-  /**
-   * Reads every image file, off the event loop: started as the store
-   * opens, so the reads overlap LevelDB's open. A file it cannot read is
-   * read again by {@link load}, which reports why.
-   */
-  async prefetch(): Promise<void> {
-    let names: string[];
-    try {
-      names = await readdir(this.#dir);
-    } catch {
-      return;
-    }
-    const paths = names.filter((name) => name.endsWith('.index')).map((name) => join(this.#dir, name));
-    const files = await Promise.all(paths.map((path) => readFile(path).catch(() => undefined)));
-    paths.forEach((path, i) => {
-      const file = files[i];
-      if (file !== undefined) this.#read.set(path, file);
-    });
+  /** Whether the agent has an image (whatever it holds). */
+  exists(agentId: string): boolean {
+    return existsSync(this.path(agentId));
   }
 
   /** The agent's index from its image, if there is one that matches `expected`; why not is logged. */
@@ -77,8 +59,7 @@ export class IndexImages {
     const path = this.path(agentId);
     let file: Buffer;
     try {
-      file = this.#read.get(path) ?? readFileSync(path);
-      this.#read.delete(path);
+      file = readFileSync(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('cannot read a search index image; rebuilding the index', { agentId, path, err });
       return undefined;
@@ -133,7 +114,6 @@ export class IndexImages {
 
   /** Removes every image but those of `keep`, and any temporary file a kill left. */
   prune(keep: Iterable<string>): void {
-    this.#read.clear();
     let names: string[];
     try {
       names = readdirSync(this.#dir);

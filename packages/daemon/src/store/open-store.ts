@@ -130,9 +130,6 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
   const started = performance.now();
   const phases: Record<string, number> = {};
   const phase = (name: string, since: number) => (phases[name] = Math.round(performance.now() - since));
-  // The search index images are read while the store opens (they wait for its stamps to be used).
-  const images = new IndexImages(dataDir, logger);
-  const prefetched = images.prefetch();
   let t = performance.now();
   await prepareDataDir(dataDir, storeDir, logger);
   phase('dataDirMs', t);
@@ -149,10 +146,7 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
     const counters = await AgentCounters.load(subs, logger);
     phase('metaMs', t);
     t = performance.now();
-    await prefetched;
-    phase('imagesWaitMs', t);
-    t = performance.now();
-    const search = new SearchIndexes(db, subs, images, logger);
+    const search = new SearchIndexes(db, subs, new IndexImages(dataDir, logger), logger);
     search.open(counters.entries(), stamps);
     phase('searchMs', t);
     logger.debug('store opened', { ...phases, ms: Math.round(performance.now() - started) });

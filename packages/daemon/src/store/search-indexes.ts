@@ -5,7 +5,7 @@ import { ResidentIndex } from '../search/resident-index.js';
 import type { AgentStats } from './codec.js';
 import type { Db, Sublevels } from './context.js';
 import { buildIndex } from './index-builder.js';
-import type { IndexImages } from './index-images.js';
+import type { ImageStamp, IndexImages } from './index-images.js';
 
 /** One fact entering (+1) or leaving (-1) an agent's current set, as its batch recorded it. */
 export interface IndexChange {
@@ -27,6 +27,14 @@ const RETRY_AFTER_MS = 60_000;
 
 /** Builds this large are logged when they start and end. */
 const LOG_BUILDS_FROM = 50_000;
+
+/** Changes an agent whose image is not read yet may wait with; past this many its image is read and they are applied. */
+const MAX_PENDING = 10_000;
+
+/** An agent whose index is still in its image: what the image must match, and the changes committed since. */
+interface Cold extends ImageStamp {
+  pending: IndexChange[];
+}
 
 interface Building {
   /** Changes committed since the build's snapshot, replayed when it ends. */
@@ -58,6 +66,8 @@ export class SearchIndexes {
   readonly #images: IndexImages;
   readonly #logger: Logger;
   readonly #ready = new Map<string, ResidentIndex>();
+  /** Agents whose index waits in its image, read at their first search or write burst. */
+  readonly #cold = new Map<string, Cold>();
   readonly #building = new Map<string, Building>();
   readonly #queue: Array<{ agentId: string; length: number }> = [];
   /** The stamp each agent's facts were last changed under (what its image must carry). */
@@ -79,23 +89,24 @@ export class SearchIndexes {
   }
 
   /**
-   * Brings back every agent's index: from its image where it matches
-   * `stamps` and the agent's counters, else by a rebuild that starts now,
-   * in the background.
+   * Brings back every agent's index: an agent with an image waits in it
+   * until its first search (or a burst of writes) reads it, when it must
+   * match `stamps` and the agent's counters as they are now; an agent
+   * without one is rebuilt, starting now, in the background. So a start
+   * reads no image, and memory holds the indexes of the agents in use.
    */
   open(agents: Iterable<[string, AgentStats]>, stamps: ReadonlyMap<string, string>): void {
     const started = Date.now();
     const withFacts: string[] = [];
-    let fromImages = 0;
+    let inImages = 0;
     for (const [agentId, stats] of agents) {
       if (stats.facts === 0) continue;
       withFacts.push(agentId);
       const stamp = stamps.get(agentId);
       if (stamp !== undefined) this.#stamps.set(agentId, stamp);
-      const index = stamp === undefined ? undefined : this.#images.load(agentId, { stamp, facts: stats.facts, length: stats.length });
-      if (index !== undefined) {
-        this.#ready.set(agentId, index);
-        fromImages++;
+      if (stamp !== undefined && this.#images.exists(agentId)) {
+        this.#cold.set(agentId, { stamp, facts: stats.facts, length: stats.length, pending: [] });
+        inImages++;
       } else {
         this.#dirty.add(agentId);
         this.#enqueue(agentId, stats.length);
@@ -103,8 +114,29 @@ export class SearchIndexes {
     }
     this.#images.prune(withFacts);
     if (withFacts.length > 0) {
-      this.#logger.info('search indexes opened', { agents: withFacts.length, fromImages, rebuilding: withFacts.length - fromImages, ms: Date.now() - started });
+      this.#logger.info('search indexes opened', { agents: withFacts.length, inImages, rebuilding: withFacts.length - inImages, ms: Date.now() - started });
     }
+  }
+
+  /**
+   * Reads a cold agent's image and applies the changes committed since;
+   * an image that does not match is rebuilt instead (from the store,
+   * which holds those changes).
+   */
+  #warm(agentId: string): void {
+    const cold = this.#cold.get(agentId)!;
+    this.#cold.delete(agentId);
+    const started = Date.now();
+    const index = this.#images.load(agentId, cold);
+    if (index === undefined) {
+      this.#dirty.add(agentId);
+      this.#enqueue(agentId, cold.length);
+      return;
+    }
+    applyChanges(index, cold.pending);
+    if (cold.pending.length > 0) this.#dirty.add(agentId);
+    this.#ready.set(agentId, index);
+    this.#logger.debug('search index read from its image', { agentId, facts: index.facts, pending: cold.pending.length, ms: Date.now() - started });
   }
 
   /**
@@ -113,6 +145,7 @@ export class SearchIndexes {
    * failed build of the agent found.
    */
   async index(agentId: string): Promise<ResidentIndex | undefined> {
+    if (this.#cold.has(agentId)) this.#warm(agentId);
     for (;;) {
       const index = this.#ready.get(agentId);
       if (index !== undefined) return index;
@@ -134,6 +167,12 @@ export class SearchIndexes {
   /** Applies a committed batch's changes of one agent, made under `stamp`. */
   apply(agentId: string, changes: readonly IndexChange[], stamp: string): void {
     this.#stamps.set(agentId, stamp);
+    const cold = this.#cold.get(agentId);
+    if (cold !== undefined) {
+      cold.pending.push(...changes);
+      if (cold.pending.length > MAX_PENDING) this.#warm(agentId);
+      return;
+    }
     this.#dirty.add(agentId);
     const building = this.#building.get(agentId);
     if (building !== undefined) {
@@ -168,7 +207,7 @@ export class SearchIndexes {
     return this.#pending.has(agentId);
   }
 
-  /** Agents whose index is in memory, and their postings. */
+  /** Agents whose index is in memory (not those still in their image), and their postings. */
   stats(): { agents: number; postings: number } {
     let postings = 0;
     for (const index of this.#ready.values()) postings += index.postings;
@@ -184,6 +223,8 @@ export class SearchIndexes {
     this.#closed = true;
     this.#queue.length = 0;
     await this.#running;
+    // A cold agent written to since the open: its image is brought up to date.
+    for (const [agentId, cold] of [...this.#cold]) if (cold.pending.length > 0) this.#warm(agentId);
     const started = Date.now();
     let written = 0;
     for (const agentId of this.#dirty) {
