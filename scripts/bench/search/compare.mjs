@@ -33,7 +33,8 @@ export const SETTLE_MS = 300;
  * bench parses server-memory's answers (up to ~5,600 entities each, twice),
  * and collecting that garbage while memoryd's block runs would charge the
  * bench's own work to memoryd. V8 hands `gc` to contexts made after
- * --expose-gc is set (store/full-gc.ts in the daemon does the same).
+ * --expose-gc is set. (The bench's own process only: the daemon sets no
+ * V8 flag.)
  */
 function exposeGc() {
   setFlagsFromString('--expose-gc');

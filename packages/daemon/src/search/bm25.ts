@@ -45,7 +45,8 @@ export interface QueryModel {
  * The BM25 score of a fact for a query: the sum over query terms it holds
  * of idf × saturation, plus the prefix part. Above zero exactly when the
  * fact matches. The single scoring function: the index only decides which
- * facts get scored (search/top-k.ts), never how.
+ * facts get scored (search/max-score.ts, which sums exactly as this does),
+ * never how.
  */
 export function scoreDoc(doc: DocTerms, q: QueryModel): number {
   let score = 0;

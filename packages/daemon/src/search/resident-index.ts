@@ -115,17 +115,19 @@ function grown<T extends Uint32Array | Uint8Array | Float64Array>(array: T, need
 }
 
 /**
- * One agent's inverted index in memory, kept exactly equal to its LevelDB
- * index (store/resident-set.ts loads it and applies every committed change),
- * so a search reads no LevelDB at all: every posting of every query term
- * is scored (term at a time, into per-fact accumulators), which costs a few
- * nanoseconds a posting, and the k best are kept in a heap.
+ * One agent's inverted index in memory, the one way its searches are
+ * answered: kept equal to its current facts by every commit
+ * (store/search-indexes.ts), saved as an image and restored from one
+ * ({@link snapshot}, {@link restore}).
  *
  * Facts get ordinals in the order they arrive; a removed fact keeps its
- * ordinal (marked dead, its pairs skipped) until enough are dead that the
- * whole index is renumbered. Scores are summed in the query's term order,
- * exactly as {@link scoreDoc} sums them, so they are bit for bit the
- * scores a brute-force ranking gives.
+ * ordinal (marked dead, its postings skipped) until enough are dead that
+ * the whole index is renumbered. Postings are in ordinal order: the newest
+ * of each term in the pool, the older in compressed blocks with score
+ * bounds (search/posting-blocks.ts). {@link search} ranks by MaxScore
+ * over windows (search/max-score.ts) and {@link searchExhaustive} by
+ * scoring every posting; both sum in the query's term order, exactly as
+ * {@link scoreDoc} does, so their scores are bit for bit brute force's.
  */
 export class ResidentIndex {
   /** Ordinals handed out (live and dead). */
