@@ -121,6 +121,25 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     await waitFor(() => daemonsUnder(installed.runtime).length === 0, 10_000, 'the daemon to stop');
   });
 
+  it('after a SIGKILL, the release\'s memoryd rebuilds an index in its own worker bundle', async () => {
+    const added = JSON.parse(await bin('memoryctl', ['add', 'crashed', 'rebuilt by the bundled index worker', '--json'])) as { factId: string };
+    const [pid] = daemonsUnder(installed.runtime);
+    assert.ok(pid !== undefined, 'memoryctl autostarted a daemon');
+    trackPid(pid);
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => daemonsUnder(installed.runtime).length === 0, 10_000, 'the killed daemon to go');
+    untrackPid(pid);
+    // The next daemon finds no image of the agent and rebuilds its index in dist/memoryd-index-worker.mjs.
+    const found = JSON.parse(await bin('memoryctl', ['search', 'crashed', 'bundled worker', '--json'])) as Array<{ id: string }>;
+    assert.deepEqual(found.map((f) => f.id), [added.factId]);
+    // Where an autostarted daemon logs (the client's autostart-log.ts).
+    const log = readFileSync(join(installed.env['XDG_STATE_HOME']!, 'memoryd', 'memoryd.log'), 'utf8');
+    assert.match(log, /"search indexes opened".*"rebuilding":1/);
+    trackPid(daemonsUnder(installed.runtime)[0]!);
+    await bin('memoryctl', ['stop']);
+    await waitFor(() => daemonsUnder(installed.runtime).length === 0, 10_000, 'the daemon to stop');
+  });
+
   it('service install --dry-run names the prefix\'s memoryd; systemd-analyze accepts the units and the plist parses', async () => {
     const memoryd = join(installed.pkg, 'bin', 'memoryd.js');
     const units = JSON.parse(await bin('memoryctl', ['service', 'install', '--dry-run', '--json', '--target', 'systemd'])) as {
