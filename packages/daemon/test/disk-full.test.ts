@@ -181,6 +181,9 @@ describe('a full disk', () => {
       await save(big());
     }
     const log = currentLog();
+    // The switched-out memtable's flush must be over (its log deleted) before the disk is
+    // filled: a flush still writing its table would take the room kept for the small write.
+    await waitFor(() => !readdirSync(storeDir).includes(first!), 10_000, 'the first memtable flushed');
     // Four more: the memtable holds ~4.5 MB, past the 4 MiB write buffer, so the next write switches it.
     for (let i = 0; i < 4; i++) await save(big());
     assert.equal(currentLog(), log, 'no switch yet');
