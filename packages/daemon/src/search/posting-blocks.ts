@@ -1,23 +1,14 @@
 import type { IndexSnapshot } from './index-image.js';
-import { atLeast } from './posting-pool.js';
+import { atLeast } from './typed-arrays.js';
 import { FRONT, addToFrontier, setFrontier } from './score-frontier.js';
 
 /** Postings per sealed block: a list's newest postings wait in its tail until this many. */
 export const BLOCK = 128;
 
-function grownU32(a: Uint32Array, n: number, fill = 0): Uint32Array {
-  const b = new Uint32Array(n);
-  b.set(a);
-  if (fill !== 0) b.fill(fill, a.length);
-  return b;
-}
-
-function grownI32(a: Int32Array, n: number, fill: number): Int32Array {
-  const b = new Int32Array(n);
-  b.set(a);
-  b.fill(fill, a.length);
-  return b;
-}
+const u32 = (n: number) => new Uint32Array(n);
+const u8 = (n: number) => new Uint8Array(n);
+/** Block numbers: -1 (none) where nothing is set. */
+const i32 = (n: number) => new Int32Array(n).fill(-1);
 
 /**
  * The sealed part of every posting list of one index: blocks of
@@ -85,13 +76,11 @@ export class PostingBlocks {
     const b = new PostingBlocks();
     const m = s.meta as { blocks: number; freeBlocks: number[]; end: number; garbage: number; postings: number };
     const a = s.arrays;
-    const u32 = (n: number) => new Uint32Array(n);
-    const i32 = (n: number) => new Int32Array(n).fill(-1);
-    b.bytes = atLeast(a['bytes'] as Uint8Array, 1024, (n) => new Uint8Array(n));
+    b.bytes = atLeast(a['bytes'] as Uint8Array, 1024, u8);
     b.off = atLeast(a['off'] as Uint32Array, 256, u32);
     b.first = atLeast(a['first'] as Uint32Array, 256, u32);
     b.last = atLeast(a['last'] as Uint32Array, 256, u32);
-    b.count = atLeast(a['count'] as Uint8Array, 256, (n) => new Uint8Array(n));
+    b.count = atLeast(a['count'] as Uint8Array, 256, u8);
     b.front = atLeast(a['front'] as Uint32Array, 2 * FRONT * 256, u32);
     b.prev = atLeast(a['prev'] as Int32Array, 256, i32);
     b.head = atLeast(a['head'] as Int32Array, 64, i32);
@@ -114,9 +103,9 @@ export class PostingBlocks {
   ensureLists(n: number): void {
     if (n <= this.head.length) return;
     const size = Math.max(n, 2 * this.head.length);
-    this.head = grownI32(this.head, size, -1);
-    this.listFront = grownU32(this.listFront, 2 * FRONT * size);
-    this.sealed = grownU32(this.sealed, size);
+    this.head = atLeast(this.head, size, i32);
+    this.listFront = atLeast(this.listFront, 2 * FRONT * size, u32);
+    this.sealed = atLeast(this.sealed, size, u32);
   }
 
   /** Counts a posting of frequency `f` in a fact of length `length` into the list's bound. */
@@ -217,14 +206,12 @@ export class PostingBlocks {
     const block = this.#blocks++;
     if (block >= this.off.length) {
       const n = 2 * this.off.length;
-      this.off = grownU32(this.off, n);
-      this.first = grownU32(this.first, n);
-      this.last = grownU32(this.last, n);
-      const count = new Uint8Array(n);
-      count.set(this.count);
-      this.count = count;
-      this.front = grownU32(this.front, 2 * FRONT * n);
-      this.prev = grownI32(this.prev, n, -1);
+      this.off = atLeast(this.off, n, u32);
+      this.first = atLeast(this.first, n, u32);
+      this.last = atLeast(this.last, n, u32);
+      this.count = atLeast(this.count, n, u8);
+      this.front = atLeast(this.front, 2 * FRONT * n, u32);
+      this.prev = atLeast(this.prev, n, i32);
     }
     return block;
   }

@@ -1,12 +1,5 @@
 import type { IndexSnapshot } from './index-image.js';
-
-/** `a` if it has room for `n`, else a copy with room for `n` (restored arrays are cut to what they hold). */
-export function atLeast<T extends Uint8Array | Uint32Array | Int32Array | Float64Array>(a: T, n: number, make: (n: number) => T): T {
-  if (a.length >= n) return a;
-  const b = make(n);
-  b.set(a);
-  return b;
-}
+import { atLeast } from './typed-arrays.js';
 
 /**
  * Every term's postings of one in-memory index, in one typed array: a
@@ -227,14 +220,10 @@ export class PostingPool {
   }
 
   #growLists(n: number): void {
-    const grow = (a: Uint32Array) => {
-      const b = new Uint32Array(n);
-      b.set(a);
-      return b;
-    };
-    this.start = grow(this.start);
-    this.size = grow(this.size);
-    this.cap = grow(this.cap);
-    this.df = grow(this.df);
+    const u32 = (k: number) => new Uint32Array(k);
+    this.start = atLeast(this.start, n, u32);
+    this.size = atLeast(this.size, n, u32);
+    this.cap = atLeast(this.cap, n, u32);
+    this.df = atLeast(this.df, n, u32);
   }
 }

@@ -6,7 +6,8 @@ import { BLOCK, PostingBlocks } from './posting-blocks.js';
 import { FRONT, frontierBound } from './score-frontier.js';
 import { WindowReader } from './window-reader.js';
 import type { IndexSnapshot } from './index-image.js';
-import { PostingPool, atLeast } from './posting-pool.js';
+import { PostingPool } from './posting-pool.js';
+import { atLeast } from './typed-arrays.js';
 import { type Completion, MAX_PREFIX_SCAN, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
 
 /** A fact a search found, with its score. */
@@ -107,11 +108,9 @@ function own(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
+/** `array` if it has room for `need`, else a copy with at least twice its room. */
 function grown<T extends Uint32Array | Uint8Array | Float64Array>(array: T, need: number, make: (n: number) => T): T {
-  if (need <= array.length) return array;
-  const next = make(Math.max(need, array.length * 2));
-  next.set(array);
-  return next;
+  return need <= array.length ? array : atLeast(array, Math.max(need, array.length * 2), make);
 }
 
 /**
@@ -375,10 +374,7 @@ export class ResidentIndex {
       this.#blocks.ensureLists(list + 1);
       this.#blocks.note(list, frequency, doc.length);
       if (this.#staged !== undefined) this.#stage(list, ord, frequency);
-      else {
-        this.#lists.append(list, ord, frequency);
-        if (this.#lists.size[list] === BLOCK) this.#sealFull(list);
-      }
+      else this.#append(list, ord, frequency);
       this.#lists.df[list]!++;
     }
     for (const [surface, { term }] of doc.surfaces) {
@@ -444,17 +440,27 @@ export class ResidentIndex {
     return true;
   }
 
-  /** Seals the list's tail into blocks while it holds a whole one, keeping the rest as its tail. */
+  /** Appends a posting to a list's tail, sealing the tail into a block once it holds a whole one. */
+  #append(list: number, ord: number, frequency: number, lengths = this.#lengths): void {
+    const lists = this.#lists;
+    lists.append(list, ord, frequency);
+    if (lists.size[list] === BLOCK) {
+      this.#blocks.seal(list, lists.pairs, lists.start[list]!, BLOCK, lengths);
+      lists.clear(list);
+    }
+  }
+
+  /** Seals a list filled in one go (a load) into blocks, keeping what is left over as its tail. */
   #sealFull(list: number): void {
     const lists = this.#lists;
     const size = lists.size[list]!;
     if (size < BLOCK) return;
     const whole = size - (size % BLOCK);
     for (let at = 0; at < whole; at += BLOCK) this.#blocks.seal(list, lists.pairs, lists.start[list]! + at, BLOCK, this.#lengths);
+    // The rest moves to the front of the list's room: appends after a clear write there, reading ahead of it.
     const base = 2 * lists.start[list]!;
-    lists.pairs.copyWithin(base, base + 2 * whole, base + 2 * size);
     lists.clear(list);
-    for (let i = 0; i < size - whole; i++) lists.append(list, lists.pairs[base + 2 * i]!, lists.pairs[base + 2 * i + 1]!);
+    for (let i = whole; i < size; i++) lists.append(list, lists.pairs[base + 2 * i]!, lists.pairs[base + 2 * i + 1]!);
   }
 
   /** Every pair a list holds (blocks, then tail), oldest first, removed facts' too. */
@@ -496,11 +502,7 @@ export class ResidentIndex {
     this.#lists.clear(list);
     for (const [ord, f] of kept) {
       this.#blocks.note(list, f, lengths[ord]!);
-      this.#lists.append(list, ord, f);
-      if (this.#lists.size[list] === BLOCK) {
-        this.#blocks.seal(list, this.#lists.pairs, this.#lists.start[list]!, BLOCK, lengths);
-        this.#lists.clear(list);
-      }
+      this.#append(list, ord, f, lengths);
     }
   }
 

@@ -1,0 +1,13 @@
+/** The typed arrays the in-memory index is made of. */
+export type IndexArray = Uint8Array | Uint32Array | Int32Array | Float64Array;
+
+/**
+ * `a` if it has room for `n`, else a copy of it with room for exactly `n`,
+ * the rest as `make` leaves it (zero, or what it fills in).
+ */
+export function atLeast<T extends IndexArray>(a: T, n: number, make: (n: number) => T): T {
+  if (a.length >= n) return a;
+  const b = make(n);
+  b.set(a);
+  return b;
+}
