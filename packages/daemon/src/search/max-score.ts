@@ -199,7 +199,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   let top = -1;
   for (const slot of slots) for (const r of slot.readers) top = Math.max(top, r.top());
   if (k <= 0) top = -1;
-  for (let hi = top; hi >= 0; hi = nextWindow(slots, hi - WINDOW + 1 > 0 ? hi - WINDOW + 1 : 0)) {
+  for (let hi = top; hi >= 0; hi = nextWindow(slots, Math.max(0, hi - WINDOW + 1))) {
     const base = Math.max(0, hi - WINDOW + 1);
     for (let s = 0; s < n; s++) {
       let best = 0;
@@ -246,7 +246,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         const table = tables[s]!;
         const weight = slots[s]!.weight;
         const partOf = (f: number, length: number) => part(table, weight, f, length, avg);
-        for (const r of slots[s]!.readers) nc = r.accumulate(base, hi, alive, partOf, table, TABLE_LENGTH, lengths, scores, isCandidate, candidates, nc);
+        for (const r of slots[s]!.readers) nc = r.accumulate(base, hi, alive, partOf, lengths, scores, isCandidate, candidates, nc);
       }
       if (prefix >= 0 && windowUb[prefix]! > 0) {
         fillSlot(prefix, base, hi);
@@ -325,7 +325,6 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         if (prefix >= 0 && present[prefix] !== 0 && !(own >= 0 && present[own] !== 0)) score += contrib[prefix]!;
         if (score > 0) offer(d, score);
       }
-      for (let s = 0; s < n; s++) known[s] = 0;
     }
     // Leave the window's arrays as they were: zero.
     for (let s = 0; s < n; s++) {

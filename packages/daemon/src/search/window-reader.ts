@@ -5,9 +5,10 @@ import { FRONT, frontierBound, setFrontier } from './score-frontier.js';
 /**
  * Reads one posting list by windows of fact ordinals, newest window first:
  * for a window, the bound of the blocks that overlap it (block data only,
- * nothing decoded), and on demand their frequencies, written into a dense
- * array indexed by ordinal within the window. A block spanning several
- * windows (a rare word's) is decoded once.
+ * nothing decoded), and on demand its live postings (their frequencies
+ * set in a dense array by offset in the window, or their parts added to
+ * per-fact sums), or one posting probed. A block spanning several windows
+ * (a rare word's) is decoded once.
  *
  * The list is its sealed blocks (chained newest first) and its tail (the
  * newest pairs, treated as one more block above them).
@@ -32,13 +33,13 @@ export class WindowReader {
   readonly #freqs = new Uint32Array(BLOCK);
   #decoded = -3;
   #decodedCount = 0;
+  /** Where the last {@link probe} found its block (-3: not yet). */
+  #probeBlock = -3;
   /** Bound cache: a search asks with one weight and average length. */
   readonly #weight: number;
   readonly #avg: number;
   readonly #tailBound: number;
   #boundBlock = -3;
-  /** Where the last {@link probe} found its block (-3: not yet). */
-  #probeBlock = -3;
   #boundValue = 0;
 
   constructor(pool: PostingPool, blocks: PostingBlocks, lengths: Uint32Array, list: number, weight: number, avg: number) {
@@ -117,9 +118,8 @@ export class WindowReader {
 
   /**
    * Adds to `scores[ord - base]`, for each live posting in [base, hi],
-   * `part(f, length)` (its slot's weight × saturation: the expression
-   * scoreDoc evaluates, looked up in `table` at `f × tableLengths +
-   * length` once computed), and lists each offset not yet in `listed` in
+   * `part(f, length)` (its slot's weight × saturation, the expression
+   * scoreDoc evaluates), and lists each offset not yet in `listed` in
    * `offsets` (from `n`). Returns the new count.
    */
   accumulate(
@@ -127,25 +127,18 @@ export class WindowReader {
     hi: number,
     alive: Uint8Array,
     part: (f: number, length: number) => number,
-    table: Float64Array,
-    tableLengths: number,
     lengths: Uint32Array,
     scores: Float64Array,
     listed: Uint8Array,
     offsets: Uint32Array,
     n: number,
   ): number {
-    const tableFs = table.length / tableLengths;
     const count = this.#collect(base, hi, alive);
     const at = this.#at;
     const fs = this.#f;
     for (let i = 0; i < count; i++) {
       const o = at[i]!;
-      const f = fs[i]!;
-      const length = lengths[base + o]!;
-      let v = f < tableFs && length < tableLengths ? table[f * tableLengths + length]! : NaN;
-      if (v !== v) v = part(f, length);
-      scores[o]! += v;
+      scores[o]! += part(fs[i]!, lengths[base + o]!);
       if (listed[o] === 0) {
         listed[o] = 1;
         offsets[n++] = o;
@@ -181,13 +174,10 @@ export class WindowReader {
     const blocks = this.#blocks;
     for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
       if (blocks.first[b]! > hi) continue;
-      if (this.#decoded !== b) {
-        this.#decodedCount = blocks.decode(b, this.#docs, this.#freqs);
-        this.#decoded = b;
-      }
+      const decoded = this.#decode(b);
       const docs = this.#docs;
       const freqs = this.#freqs;
-      for (let i = this.#decodedCount - 1; i >= 0; i--) {
+      for (let i = decoded - 1; i >= 0; i--) {
         const ord = docs[i]!;
         if (ord > hi) continue;
         if (ord < base) break;
@@ -225,13 +215,9 @@ export class WindowReader {
     while (b >= 0 && blocks.first[b]! > d) b = blocks.prev[b]!;
     this.#probeBlock = b;
     if (b < 0 || blocks.last[b]! < d) return 0;
-    if (this.#decoded !== b) {
-      this.#decodedCount = blocks.decode(b, this.#docs, this.#freqs);
-      this.#decoded = b;
-    }
     const docs = this.#docs;
     let lo = 0;
-    let hi = this.#decodedCount - 1;
+    let hi = this.#decode(b) - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const ord = docs[mid]!;
@@ -262,6 +248,15 @@ export class WindowReader {
     while (b >= 0 && blocks.first[b]! >= base) b = blocks.prev[b]!;
     if (b >= 0) next = Math.max(next, blocks.last[b]! < base ? blocks.last[b]! : base - 1);
     return next;
+  }
+
+  /** Decodes block `b` into the block scratch, unless it is there already; returns its postings. */
+  #decode(b: number): number {
+    if (this.#decoded !== b) {
+      this.#decodedCount = this.#blocks.decode(b, this.#docs, this.#freqs);
+      this.#decoded = b;
+    }
+    return this.#decodedCount;
   }
 
   #blockBound(b: number): number {

@@ -59,6 +59,11 @@ export class AgentCounters {
     this.#totals.agents += (has ? 1 : 0) - (had ? 1 : 0);
   }
 
+  /** Every agent with counters, those that failed to decode too. */
+  agentIds(): IterableIterator<string> {
+    return this.#agents.keys();
+  }
+
   /** The agents with counters that decoded, and theirs. */
   *entries(): IterableIterator<[string, AgentStats]> {
     for (const [agentId, stats] of this.#agents) if (!(stats instanceof DaemonError)) yield [agentId, { ...stats }];

@@ -86,15 +86,15 @@ export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger
 /**
  * Every agent's stamp (`!meta!stamp:<agentId>`, rewritten by every batch
  * that changes its facts: what an index image must match), giving one to
- * each agent with counters that has none (a store of an earlier version).
+ * each of `agents` (those with counters) that has none (a store of an
+ * earlier version).
  */
-export async function ensureStamps(db: Db, subs: Sublevels, sync: boolean, newStamp: () => string): Promise<Map<string, string>> {
+export async function ensureStamps(db: Db, subs: Sublevels, sync: boolean, newStamp: () => string, agents: Iterable<string>): Promise<Map<string, string>> {
   const stamps = new Map<string, string>();
   const entries = await guard('read the index stamps', () => subs.meta.iterator({ gte: STAMP_PREFIX, lt: `${STAMP_PREFIX}\uffff` }).all());
   for (const [key, stamp] of entries) stamps.set(key.slice(STAMP_PREFIX.length), stamp);
   const missing = new WriteBatch();
-  const agents = await guard('read agent counters', () => subs.stats.iterator().all());
-  for (const [agentId] of agents) {
+  for (const agentId of agents) {
     if (stamps.has(agentId)) continue;
     const stamp = newStamp();
     stamps.set(agentId, stamp);

@@ -142,8 +142,8 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
     await checkLayout(db, subs, sync, created, logger);
     await ensureIndex(db, subs, sync, logger);
     const newStamp = stampSource();
-    const stamps = await ensureStamps(db, subs, sync, newStamp);
     const counters = await AgentCounters.load(subs, logger);
+    const stamps = await ensureStamps(db, subs, sync, newStamp, counters.agentIds());
     phase('metaMs', t);
     t = performance.now();
     const search = new SearchIndexes(db, subs, new IndexImages(dataDir, logger), logger);

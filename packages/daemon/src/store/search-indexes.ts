@@ -51,11 +51,11 @@ interface Building {
  * before the caller is answered), so it always holds exactly the current
  * facts the store holds.
  *
- * At open, each agent's index comes back from its image (store/index-images.ts)
- * when the image stands for the store's facts, or is rebuilt from the
- * facts in a worker thread (store/index-builder.ts) otherwise; a search of
- * an agent being rebuilt waits for it, so no answer ever comes from a part
- * of the facts. Changes committed during a rebuild are replayed after it:
+ * After an open, an agent's index comes back from its image
+ * (store/index-images.ts) at its first search, when the image stands for
+ * the store's facts, or is rebuilt from the facts in a worker thread
+ * (store/index-builder.ts) otherwise; a search of an agent being rebuilt
+ * waits for it, so no answer ever comes from a part of the facts. Changes committed during a rebuild are replayed after it:
  * a change says what a fact is (current with these terms, or not), so
  * replaying one the rebuild's snapshot already held changes nothing. At
  * close, the images of the agents whose index changed are written.
