@@ -1,4 +1,4 @@
-import { saturation } from './bm25.js';
+import { newPartTable, part } from './part-table.js';
 import type { WindowReader } from './window-reader.js';
 
 /**
@@ -40,10 +40,6 @@ export const WINDOW = 2048;
  */
 const BULK = 8;
 
-/** Parts of common frequencies and lengths are computed once per query and slot (they repeat across facts). */
-const TABLE_F = 8;
-const TABLE_LENGTH = 64;
-
 /**
  * The working arrays of a search, kept between searches (they run one at
  * a time, synchronously): a window's frequencies, offsets, sums and
@@ -64,7 +60,7 @@ const scratch = {
     return (this.slotOffsets[s] ??= new Uint32Array(WINDOW));
   },
   table(s: number): Float64Array {
-    return (this.slotTables[s] ??= new Float64Array(TABLE_F * TABLE_LENGTH)).fill(NaN);
+    return (this.slotTables[s] ??= newPartTable()).fill(NaN);
   },
   /** Zeroes everything: after a search that threw half-way through a window. */
   reset(): void {
@@ -73,19 +69,6 @@ const scratch = {
     for (const f of this.slotFreqs) f?.fill(0);
   },
 };
-
-/**
- * `weight × saturation(f, length, avg)`, the very expression scoreDoc
- * evaluates (so the same double), looked up in the slot's table when the
- * pair fits it.
- */
-function part(table: Float64Array, weight: number, f: number, length: number, avg: number): number {
-  if (f >= TABLE_F || length >= TABLE_LENGTH) return weight * saturation(f, length, avg);
-  const at = f * TABLE_LENGTH + length;
-  let v = table[at]!;
-  if (v !== v) table[at] = v = weight * saturation(f, length, avg);
-  return v;
-}
 
 /** The next window ends just below `base`, at the newest posting any list may hold there. */
 function nextWindow(slots: readonly Slot[], base: number): number {
@@ -245,8 +228,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         if (s === prefix || windowUb[s] === 0) continue;
         const table = tables[s]!;
         const weight = slots[s]!.weight;
-        const partOf = (f: number, length: number) => part(table, weight, f, length, avg);
-        for (const r of slots[s]!.readers) nc = r.accumulate(base, hi, alive, partOf, lengths, scores, isCandidate, candidates, nc);
+        for (const r of slots[s]!.readers) nc = r.accumulate(base, hi, alive, table, weight, avg, lengths, scores, isCandidate, candidates, nc);
       }
       if (prefix >= 0 && windowUb[prefix]! > 0) {
         fillSlot(prefix, base, hi);

@@ -1,6 +1,7 @@
 import { BLOCK, type PostingBlocks } from './posting-blocks.js';
 import type { PostingPool } from './posting-pool.js';
 import { FRONT, frontierBound, setFrontier } from './score-frontier.js';
+import { part } from './part-table.js';
 
 /**
  * Reads one posting list by windows of fact ordinals, newest window first:
@@ -26,9 +27,6 @@ export class WindowReader {
   #tail: boolean;
   /** The newest block not yet wholly above the current window. */
   #block: number;
-  /** Scratch of {@link fill} and {@link accumulate}: a window's postings, as offsets and frequencies. */
-  #at = new Uint32Array(0);
-  #f = new Uint32Array(0);
   readonly #docs = new Uint32Array(BLOCK);
   readonly #freqs = new Uint32Array(BLOCK);
   #decoded = -3;
@@ -105,88 +103,132 @@ export class WindowReader {
    * new count of offsets.
    */
   fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array, offsets: Uint32Array, n: number): number {
-    const count = this.#collect(base, hi, alive);
-    const at = this.#at;
-    const fs = this.#f;
-    for (let i = 0; i < count; i++) {
-      const o = at[i]!;
-      if (into[o] === 0) offsets[n++] = o;
-      if (fs[i]! > into[o]!) into[o] = fs[i]!;
+    const pairs = this.#pool.pairs;
+    if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
+      for (let i = this.#tailSize - 1; i >= 0; i--) {
+        const ord = pairs[this.#tailBase + 2 * i]!;
+        if (ord > hi) continue;
+        if (ord < base || alive[ord] === 0) {
+          if (ord < base) break;
+          continue;
+        }
+        const o = ord - base;
+        const f = pairs[this.#tailBase + 2 * i + 1]!;
+        if (into[o] === 0) offsets[n++] = o;
+        if (f > into[o]!) into[o] = f;
+      }
+    }
+    const blocks = this.#blocks;
+    const bytes = blocks.bytes;
+    for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
+      if (blocks.first[b]! > hi) continue;
+      // Decoded in place, oldest first (the gaps run that way).
+      let at = blocks.off[b]!;
+      let ord = blocks.first[b]!;
+      for (let i = blocks.count[b]!; i > 0; i--) {
+        let x = bytes[at++]!;
+        if (x >= 0x80) {
+          x = this.#varint(x, at);
+          at = this.#varintEnd;
+        }
+        ord += x;
+        let f = bytes[at++]!;
+        if (f >= 0x80) {
+          f = this.#varint(f, at);
+          at = this.#varintEnd;
+        }
+        if (ord > hi) break;
+        if (ord < base || alive[ord] === 0) continue;
+        const o = ord - base;
+        if (into[o] === 0) offsets[n++] = o;
+        if (f > into[o]!) into[o] = f;
+      }
     }
     return n;
   }
 
   /**
    * Adds to `scores[ord - base]`, for each live posting in [base, hi],
-   * `part(f, length)` (its slot's weight × saturation, the expression
-   * scoreDoc evaluates), and lists each offset not yet in `listed` in
-   * `offsets` (from `n`). Returns the new count.
+   * its part (part-table.ts: `weight × saturation(f, length, avg)`, the
+   * expression scoreDoc evaluates), and lists each offset not yet in
+   * `listed` in `offsets` (from `n`). Returns the new count. Blocks are
+   * decoded as they are read, nothing copied.
    */
   accumulate(
     base: number,
     hi: number,
     alive: Uint8Array,
-    part: (f: number, length: number) => number,
+    table: Float64Array,
+    weight: number,
+    avg: number,
     lengths: Uint32Array,
     scores: Float64Array,
     listed: Uint8Array,
     offsets: Uint32Array,
     n: number,
   ): number {
-    const count = this.#collect(base, hi, alive);
-    const at = this.#at;
-    const fs = this.#f;
-    for (let i = 0; i < count; i++) {
-      const o = at[i]!;
-      scores[o]! += part(fs[i]!, lengths[base + o]!);
-      if (listed[o] === 0) {
-        listed[o] = 1;
-        offsets[n++] = o;
-      }
-    }
-    return n;
-  }
-
-  /**
-   * The live postings in [base, hi], newest first, into the scratch
-   * arrays: their offsets from `base` and their frequencies. Returns how
-   * many.
-   */
-  #collect(base: number, hi: number, alive: Uint8Array): number {
-    if (this.#at.length < hi - base + 1) {
-      this.#at = new Uint32Array(hi - base + 1);
-      this.#f = new Uint32Array(hi - base + 1);
-    }
-    const at = this.#at;
-    const fs = this.#f;
-    let n = 0;
     const pairs = this.#pool.pairs;
     if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
       for (let i = this.#tailSize - 1; i >= 0; i--) {
         const ord = pairs[this.#tailBase + 2 * i]!;
         if (ord > hi) continue;
-        if (ord < base) break;
-        if (alive[ord] === 0) continue;
-        at[n] = ord - base;
-        fs[n++] = pairs[this.#tailBase + 2 * i + 1]!;
+        if (ord < base || alive[ord] === 0) {
+          if (ord < base) break;
+          continue;
+        }
+        const o = ord - base;
+        scores[o]! += part(table, weight, pairs[this.#tailBase + 2 * i + 1]!, lengths[ord]!, avg);
+        if (listed[o] === 0) {
+          listed[o] = 1;
+          offsets[n++] = o;
+        }
       }
     }
     const blocks = this.#blocks;
+    const bytes = blocks.bytes;
     for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
       if (blocks.first[b]! > hi) continue;
-      const decoded = this.#decode(b);
-      const docs = this.#docs;
-      const freqs = this.#freqs;
-      for (let i = decoded - 1; i >= 0; i--) {
-        const ord = docs[i]!;
-        if (ord > hi) continue;
-        if (ord < base) break;
-        if (alive[ord] === 0) continue;
-        at[n] = ord - base;
-        fs[n++] = freqs[i]!;
+      let at = blocks.off[b]!;
+      let ord = blocks.first[b]!;
+      for (let i = blocks.count[b]!; i > 0; i--) {
+        let x = bytes[at++]!;
+        if (x >= 0x80) {
+          x = this.#varint(x, at);
+          at = this.#varintEnd;
+        }
+        ord += x;
+        let f = bytes[at++]!;
+        if (f >= 0x80) {
+          f = this.#varint(f, at);
+          at = this.#varintEnd;
+        }
+        if (ord > hi) break;
+        if (ord < base || alive[ord] === 0) continue;
+        const o = ord - base;
+        scores[o]! += part(table, weight, f, lengths[ord]!, avg);
+        if (listed[o] === 0) {
+          listed[o] = 1;
+          offsets[n++] = o;
+        }
       }
     }
     return n;
+  }
+
+  /** Where the last {@link #varint} ended. */
+  #varintEnd = 0;
+
+  /** The rest of a varint whose first byte `first` (at least 0x80) was read, its next byte at `at`; sets {@link #varintEnd}. */
+  #varint(first: number, at: number): number {
+    const bytes = this.#blocks.bytes;
+    let v = first & 0x7f;
+    let b = first;
+    for (let shift = 7; b >= 0x80; shift += 7) {
+      b = bytes[at++]!;
+      v += (b & 0x7f) * 2 ** shift;
+    }
+    this.#varintEnd = at;
+    return v;
   }
 
   /**
