@@ -316,7 +316,18 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       for (let i = 0; i < counts[s]!; i++) f[list[i]!] = 0;
     }
   }
-  const hits = heapOrd.map((ord, i) => ({ ord, score: heapScore[i]! }));
+  return ranked(heapOrd, heapScore, worse);
+}
+
+/**
+ * The heap's facts, best first. Apart from the search loop: the arrays it
+ * builds have shapes of their own (an empty one, one of objects), and a
+ * shape the loop's optimised code has not seen would send all of it back
+ * to the interpreter at the end of a search.
+ */
+function ranked(heapOrd: readonly number[], heapScore: readonly number[], worse: (a: number, sa: number, b: number, sb: number) => boolean): OrdinalHit[] {
+  const hits: OrdinalHit[] = [];
+  for (let i = 0; i < heapOrd.length; i++) hits.push({ ord: heapOrd[i]!, score: heapScore[i]! });
   hits.sort((a, b) => (worse(a.ord, a.score, b.ord, b.score) ? 1 : worse(b.ord, b.score, a.ord, a.score) ? -1 : 0));
   return hits;
 }
