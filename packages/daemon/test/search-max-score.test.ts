@@ -79,4 +79,39 @@ describe('MaxScore with block bounds', () => {
     assert.equal(compared, 3000);
     assert.ok(nonEmpty > 2500, `most queries find facts (${nonEmpty})`);
   });
+
+  test('equals exhaustive scoring where ids follow ordinals and scores tie by the thousand', () => {
+    // Ids in arrival order: a fact met later loses every tie, which lets
+    // windows, blocks and sums equal to the threshold be passed over. One-
+    // and two-word queries of common words tie most (score hangs on the
+    // frequency and the length alone).
+    const rand = random(71);
+    const index = new ResidentIndex();
+    const docs = new Map<string, DocTerms>();
+    const texts: string[] = [];
+    for (let i = 0; i < 40_000; i++) {
+      const n = 4 + Math.floor(rand() * 6);
+      const text = Array.from({ length: n }, () => zipfWord(rand)).join(' ');
+      const id = ulid(1e10 + i * 1000);
+      const doc = docTerms(text);
+      index.add(id, doc);
+      docs.set(id, doc);
+      texts.push(text);
+      if (rand() < 0.05 && i > 10) {
+        const victim = ulid(1e10 + Math.floor(rand() * i) * 1000);
+        const gone = docs.get(victim);
+        if (gone !== undefined) {
+          assert.equal(index.remove(victim, gone), true);
+          docs.delete(victim);
+        }
+      }
+    }
+    for (let q = 0; q < 2000; q++) {
+      const query = Array.from({ length: 1 + (q % 2) }, () => words[Math.floor(rand() * (q % 3 === 0 ? 5 : 60))]!).join(' ');
+      const k = [1, 10, 10, 100][q % 4]!;
+      const analysed = analyzeQuery(query);
+      assert.deepEqual(index.search(analysed, k), index.searchExhaustive(analysed, k), `query ${JSON.stringify(query)} k ${k}`);
+    }
+  });
+
 });

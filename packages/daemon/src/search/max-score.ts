@@ -1,5 +1,5 @@
 import { newPartTable, part } from './part-table.js';
-import type { WindowReader } from './window-reader.js';
+import type { BlockGate, WindowReader } from './window-reader.js';
 
 /**
  * One part of a query's score: a term (one list) or the prefix's
@@ -39,6 +39,13 @@ export const WINDOW = 2048;
  * candidates one by one costs more than that.
  */
 const BULK = 8;
+
+/**
+ * A window scored whole is scanned whole for its facts when its postings
+ * are at least 1/SCAN of its ordinals: cheaper then than listing each
+ * fact as its first posting is met.
+ */
+const SCAN = 4;
 
 /**
  * The working arrays of a search, kept between searches (they run one at
@@ -162,6 +169,27 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   const contrib = new Float64Array(n);
   const present = new Uint8Array(n);
   const order = Array.from({ length: n }, (_, s) => s);
+  const passedLo: number[] = [];
+  const passedHi: number[] = [];
+  /**
+   * A slot's block can be passed over when the fact bound with the block's
+   * bound in the slot's place (the others' at their window bounds, summed
+   * in slot order) is prunable: then no fact in its ordinal range can
+   * enter, whether it holds the slot's word or not. The threshold is the
+   * window's start one or higher, and the facts held are all newer.
+   */
+  const gate: BlockGate & { slot: number } = {
+    slot: 0,
+    skips(bound: number): boolean {
+      let b = 0;
+      for (let t = 0; t < n; t++) b += t === this.slot ? bound : windowUb[t]!;
+      return prunable(b);
+    },
+    passed(lo: number, hi: number): void {
+      passedLo.push(lo);
+      passedHi.push(hi);
+    },
+  };
   /** Sum in slot order: exact where known, else the window bound. */
   const boundNow = (): number => {
     let b = 0;
@@ -220,7 +248,12 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     if (BULK * essentialCount >= allCount) {
       // Candidates would be most of what the window holds: score every
       // posting of it, slot by slot in slot order (so each fact's sum is in
-      // scoreDoc's order), then offer the facts.
+      // scoreDoc's order), passing over the blocks that cannot matter, then
+      // offer the facts: a dense window's sums scanned whole, a sparse
+      // one's listed as its postings are met.
+      const size = hi - base + 1;
+      const dense = SCAN * allCount >= size;
+      const listed = dense ? null : isCandidate;
       let nc = 0;
       const ownFirst = prefix >= 0 && own >= 0 && windowUb[own]! > 0;
       if (ownFirst) fillSlot(own, base, hi);
@@ -228,7 +261,10 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         if (s === prefix || windowUb[s] === 0) continue;
         const table = tables[s]!;
         const weight = slots[s]!.weight;
-        for (const r of slots[s]!.readers) nc = r.accumulate(base, hi, alive, table, weight, avg, lengths, scores, isCandidate, candidates, nc);
+        // One list per slot: a fact in a block's range holds the slot's word there or not at all.
+        const readers = slots[s]!.readers;
+        gate.slot = s;
+        for (const r of readers) nc = r.accumulate(base, hi, alive, table, weight, avg, lengths, scores, listed, candidates, nc, readers.length === 1 ? gate : null);
       }
       if (prefix >= 0 && windowUb[prefix]! > 0) {
         fillSlot(prefix, base, hi);
@@ -240,19 +276,33 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         for (let i = 0; i < counts[prefix]!; i++) {
           const at = list[i]!;
           if (ownF === undefined || ownF[at] === 0) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
-          if (isCandidate[at] === 0) {
+          if (!dense && isCandidate[at] === 0) {
             isCandidate[at] = 1;
             candidates[nc++] = at;
           }
         }
       }
+      // Facts in a range some slot passed over cannot enter.
+      for (let i = 0; i < passedLo.length; i++) scores.fill(0, Math.max(base, passedLo[i]!) - base, Math.min(hi, passedHi[i]!) - base + 1);
+      passedLo.length = 0;
+      passedHi.length = 0;
       // Offered in any order: offer() settles ties by id.
-      for (let i = 0; i < nc; i++) {
-        const at = candidates[i]!;
-        const score = scores[at]!;
-        if (score > 0 && score >= threshold) offer(base + at, score);
-        isCandidate[at] = 0;
-        scores[at] = 0;
+      if (dense) {
+        // Newest first: with ids in ordinal order, a fact met later then
+        // loses a tie to every fact held, so a tie is passed over here.
+        for (let at = size - 1; at >= 0; at--) {
+          const score = scores[at]!;
+          if (score > 0 && (score > threshold || (score === threshold && !ordered))) offer(base + at, score);
+        }
+        scores.fill(0, 0, size);
+      } else {
+        for (let i = 0; i < nc; i++) {
+          const at = candidates[i]!;
+          const score = scores[at]!;
+          if (score > 0 && score >= threshold) offer(base + at, score);
+          isCandidate[at] = 0;
+          scores[at] = 0;
+        }
       }
     } else {
       // The candidates: every offset an essential slot holds.

@@ -4,6 +4,23 @@ import { FRONT, frontierBound, setFrontier } from './score-frontier.js';
 import { part } from './part-table.js';
 
 /**
+ * Which parts of a list a window's scoring may pass over (max-score.ts):
+ * a part whose bound, with the query's other parts at their bounds,
+ * cannot lift any fact of its ordinal range into the top k.
+ */
+export interface BlockGate {
+  /** Whether a part of the list bounded by `bound` can be passed over. */
+  skips(bound: number): boolean;
+  /** A range of ordinals passed over: no fact in it can enter, whatever else it holds. */
+  passed(lo: number, hi: number): void;
+}
+
+/** What {@link WindowReader}'s #firstPart and #nextPart found. */
+const NONE = 0;
+const WHOLE = 1;
+const PAIRS = 2;
+
+/**
  * Reads one posting list by windows of fact ordinals, newest window first:
  * for a window, the bound of the blocks that overlap it (block data only,
  * nothing decoded), and on demand its live postings (their frequencies
@@ -103,43 +120,44 @@ export class WindowReader {
    * new count of offsets.
    */
   fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array, offsets: Uint32Array, n: number): number {
-    const pairs = this.#pool.pairs;
-    if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
-      for (let i = this.#tailSize - 1; i >= 0; i--) {
-        const ord = pairs[this.#tailBase + 2 * i]!;
-        if (ord > hi) continue;
-        if (ord < base || alive[ord] === 0) {
-          if (ord < base) break;
-          continue;
-        }
-        const o = ord - base;
-        const f = pairs[this.#tailBase + 2 * i + 1]!;
-        if (into[o] === 0) offsets[n++] = o;
-        if (f > into[o]!) into[o] = f;
-      }
-    }
     const blocks = this.#blocks;
     const bytes = blocks.bytes;
-    for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
-      if (blocks.first[b]! > hi) continue;
-      // Decoded in place, oldest first (the gaps run that way).
-      let at = blocks.off[b]!;
-      let ord = blocks.first[b]!;
-      for (let i = blocks.count[b]!; i > 0; i--) {
-        let x = bytes[at++]!;
-        if (x >= 0x80) {
-          x = this.#varint(x, at);
-          at = this.#varintEnd;
+    for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
+      if (kind === WHOLE) {
+        // A block wholly in the window: decoded as it is read, oldest first (the gaps run that way).
+        const b = this.#part;
+        let at = blocks.off[b]!;
+        let ord = blocks.first[b]!;
+        for (let i = blocks.count[b]!; i > 0; i--) {
+          let x = bytes[at++]!;
+          if (x >= 0x80) {
+            x = this.#varint(x, at);
+            at = this.#varintEnd;
+          }
+          ord += x;
+          let f = bytes[at++]!;
+          if (f >= 0x80) {
+            f = this.#varint(f, at);
+            at = this.#varintEnd;
+          }
+          if (alive[ord] === 0) continue;
+          const o = ord - base;
+          if (into[o] === 0) offsets[n++] = o;
+          if (f > into[o]!) into[o] = f;
         }
-        ord += x;
-        let f = bytes[at++]!;
-        if (f >= 0x80) {
-          f = this.#varint(f, at);
-          at = this.#varintEnd;
-        }
-        if (ord > hi) break;
-        if (ord < base || alive[ord] === 0) continue;
+        continue;
+      }
+      // The tail, or a block reaching past the window (decoded once for all the windows it spans).
+      const docs = this.#partDocs;
+      const freqs = this.#partFreqs;
+      const step = this.#partStep;
+      for (let i = this.#partTop; i >= 0; i--) {
+        const ord = docs[step * i]!;
+        if (ord > hi) continue;
+        if (ord < base) break;
+        if (alive[ord] === 0) continue;
         const o = ord - base;
+        const f = freqs[step * i + this.#partFreqAt]!;
         if (into[o] === 0) offsets[n++] = o;
         if (f > into[o]!) into[o] = f;
       }
@@ -151,8 +169,8 @@ export class WindowReader {
    * Adds to `scores[ord - base]`, for each live posting in [base, hi],
    * its part (part-table.ts: `weight × saturation(f, length, avg)`, the
    * expression scoreDoc evaluates), and lists each offset not yet in
-   * `listed` in `offsets` (from `n`). Returns the new count. Blocks are
-   * decoded as they are read, nothing copied.
+   * `listed` in `offsets` (from `n`; none with no `listed`: the caller
+   * scans the sums). Returns the new count.
    */
   accumulate(
     base: number,
@@ -163,56 +181,107 @@ export class WindowReader {
     avg: number,
     lengths: Uint32Array,
     scores: Float64Array,
-    listed: Uint8Array,
+    listed: Uint8Array | null,
     offsets: Uint32Array,
     n: number,
+    gate: BlockGate | null,
   ): number {
-    const pairs = this.#pool.pairs;
-    if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
-      for (let i = this.#tailSize - 1; i >= 0; i--) {
-        const ord = pairs[this.#tailBase + 2 * i]!;
-        if (ord > hi) continue;
-        if (ord < base || alive[ord] === 0) {
-          if (ord < base) break;
-          continue;
-        }
-        const o = ord - base;
-        scores[o]! += part(table, weight, pairs[this.#tailBase + 2 * i + 1]!, lengths[ord]!, avg);
-        if (listed[o] === 0) {
-          listed[o] = 1;
-          offsets[n++] = o;
-        }
-      }
-    }
     const blocks = this.#blocks;
     const bytes = blocks.bytes;
-    for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
-      if (blocks.first[b]! > hi) continue;
-      let at = blocks.off[b]!;
-      let ord = blocks.first[b]!;
-      for (let i = blocks.count[b]!; i > 0; i--) {
-        let x = bytes[at++]!;
-        if (x >= 0x80) {
-          x = this.#varint(x, at);
-          at = this.#varintEnd;
+    for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
+      if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
+        if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
+        else gate.passed(blocks.first[this.#part]!, blocks.last[this.#part]!);
+        continue;
+      }
+      if (kind === WHOLE) {
+        const b = this.#part;
+        let at = blocks.off[b]!;
+        let ord = blocks.first[b]!;
+        for (let i = blocks.count[b]!; i > 0; i--) {
+          let x = bytes[at++]!;
+          if (x >= 0x80) {
+            x = this.#varint(x, at);
+            at = this.#varintEnd;
+          }
+          ord += x;
+          let f = bytes[at++]!;
+          if (f >= 0x80) {
+            f = this.#varint(f, at);
+            at = this.#varintEnd;
+          }
+          if (alive[ord] === 0) continue;
+          const o = ord - base;
+          scores[o]! += part(table, weight, f, lengths[ord]!, avg);
+          if (listed !== null && listed[o] === 0) {
+            listed[o] = 1;
+            offsets[n++] = o;
+          }
         }
-        ord += x;
-        let f = bytes[at++]!;
-        if (f >= 0x80) {
-          f = this.#varint(f, at);
-          at = this.#varintEnd;
-        }
-        if (ord > hi) break;
-        if (ord < base || alive[ord] === 0) continue;
+        continue;
+      }
+      const docs = this.#partDocs;
+      const freqs = this.#partFreqs;
+      const step = this.#partStep;
+      for (let i = this.#partTop; i >= 0; i--) {
+        const ord = docs[step * i]!;
+        if (ord > hi) continue;
+        if (ord < base) break;
+        if (alive[ord] === 0) continue;
         const o = ord - base;
-        scores[o]! += part(table, weight, f, lengths[ord]!, avg);
-        if (listed[o] === 0) {
+        scores[o]! += part(table, weight, freqs[step * i + this.#partFreqAt]!, lengths[ord]!, avg);
+        if (listed !== null && listed[o] === 0) {
           listed[o] = 1;
           offsets[n++] = o;
         }
       }
     }
     return n;
+  }
+
+  // The parts of the list a window overlaps, newest first: the tail, then
+  // each block. #firstPart and #nextPart return WHOLE for a block wholly in
+  // the window (#part is its number; -1 for the tail), PAIRS for postings to read from
+  // #partDocs (ordinals at step × i) and #partFreqs (at step × i +
+  // #partFreqAt) for i from #partTop down, NONE at the end.
+  #part = -1;
+  /** -2: the tail is next; else the next block to look at. */
+  #partNext = -1;
+  #partDocs: Uint32Array = new Uint32Array(0);
+  #partFreqs: Uint32Array = new Uint32Array(0);
+  #partStep = 1;
+  #partFreqAt = 0;
+  #partTop = -1;
+
+  #firstPart(base: number, hi: number): number {
+    const pairs = this.#pool.pairs;
+    this.#partNext = this.#block;
+    if (this.#tailSize > 0 && pairs[this.#tailBase + 2 * (this.#tailSize - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
+      this.#part = -1;
+      this.#partDocs = pairs.subarray(this.#tailBase);
+      this.#partFreqs = this.#partDocs;
+      this.#partStep = 2;
+      this.#partFreqAt = 1;
+      this.#partTop = this.#tailSize - 1;
+      return PAIRS;
+    }
+    return this.#nextPart(base, hi);
+  }
+
+  #nextPart(base: number, hi: number): number {
+    const blocks = this.#blocks;
+    let b = this.#partNext;
+    while (b >= 0 && blocks.first[b]! > hi) b = blocks.prev[b]!;
+    if (b < 0 || blocks.last[b]! < base) return NONE;
+    this.#partNext = blocks.prev[b]!;
+    this.#part = b;
+    if (blocks.first[b]! >= base && blocks.last[b]! <= hi) return WHOLE;
+    this.#partDocs = this.#docs;
+    this.#partFreqs = this.#freqs;
+    this.#partStep = 1;
+    this.#partFreqAt = 0;
+    this.#partTop = this.#decode(b) - 1;
+    return PAIRS;
   }
 
   /** Where the last {@link #varint} ended. */
