@@ -1,6 +1,7 @@
 import { BLOCK, type PostingBlocks } from './posting-blocks.js';
 import type { PostingPool } from './posting-pool.js';
-import { FRONT, frontierBound, setFrontier } from './score-frontier.js';
+import { FRONT, frontierBound } from './score-frontier.js';
+import { saturation } from './bm25.js';
 import { part } from './part-table.js';
 
 /**
@@ -39,7 +40,6 @@ export class WindowReader {
   readonly #list: number;
   readonly #tailBase: number;
   readonly #tailSize: number;
-  readonly #tailFront = new Uint32Array(2 * FRONT);
   /** Whether the tail may still overlap the windows to come. */
   #tail: boolean;
   /** The newest block not yet wholly above the current window. */
@@ -65,15 +65,14 @@ export class WindowReader {
     this.#avg = avg;
     this.#tailBase = 2 * pool.start[list]!;
     this.#tailSize = pool.size[list]!;
+    // The tail's bound: the best part among its postings (at most a block's worth), the very expression a search evaluates.
     const pairs = pool.pairs;
-    const fs = new Uint32Array(this.#tailSize);
-    const lens = new Uint32Array(this.#tailSize);
+    let tailBound = 0;
     for (let i = 0; i < this.#tailSize; i++) {
-      fs[i] = pairs[this.#tailBase + 2 * i + 1]!;
-      lens[i] = lengths[pairs[this.#tailBase + 2 * i]!]!;
+      const v = weight * saturation(pairs[this.#tailBase + 2 * i + 1]!, lengths[pairs[this.#tailBase + 2 * i]!]!, avg);
+      if (v > tailBound) tailBound = v;
     }
-    setFrontier(fs, lens, this.#tailSize, this.#tailFront, 0);
-    this.#tailBound = frontierBound(this.#tailFront, 0, weight, avg);
+    this.#tailBound = tailBound;
     this.#tail = this.#tailSize > 0;
     this.#block = blocks.head[list]!;
   }
