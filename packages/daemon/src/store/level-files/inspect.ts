@@ -138,17 +138,24 @@ function noCurrent(names: Set<string>): string {
 /** Each live table must exist with the size the MANIFEST records (Table::Open reads its footer there). */
 async function checkTables(dir: string, names: Set<string>, manifest: ManifestContents, found: PresentStore): Promise<void> {
   const from = found.manifest ?? 'the MANIFEST';
-  for (const t of manifest.state.tables) {
+  const present = (t: { number: number }) => {
     const ldb = fileName(t.number, 'ldb');
     const sst = fileName(t.number, 'sst');
-    const name = names.has(ldb) || !names.has(sst) ? ldb : sst;
+    return names.has(ldb) || !names.has(sst) ? ldb : sst;
+  };
+  // Every size at once: a large store lists hundreds of tables, and one
+  // stat at a time cost some 50 ms of every start.
+  const sizes = await Promise.all(manifest.state.tables.map((t) => (names.has(present(t)) ? stat(join(dir, present(t))).then((s) => s.size) : undefined)));
+  for (const [i, t] of manifest.state.tables.entries()) {
+    const ldb = fileName(t.number, 'ldb');
+    const name = present(t);
     const file = join(dir, name);
     found.tables.push({ ...t, file });
     if (!names.has(name)) {
       found.problems.push({ file, reason: `${ldb}: missing, but ${from} lists it as a live table (level ${t.level}, ${t.size} bytes); LevelDB would refuse to open the store` });
       continue;
     }
-    const size = (await stat(file)).size;
+    const size = sizes[i]!;
     if (size !== t.size) {
       const how = size < t.size ? 'truncated' : 'grown';
       found.problems.push({ file, reason: `${name}: ${size} bytes, but ${from} records ${t.size} (${how}); LevelDB would fail reading its keys` });
