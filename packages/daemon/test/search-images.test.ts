@@ -4,7 +4,7 @@
 // query is answered exactly as before the restart, and writes that race a
 // rebuild are in the answers after it.
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { MemoryStore } from '@memoryd/daemon';
@@ -132,6 +132,42 @@ describe('search indexes across restarts', () => {
     await current.reflect({ agentId: AGENT, action: 'delete', factId: added.factId });
     assert.deepEqual(await answers(current, qs), want);
     assert.ok(!existsSync(`${image}.tmp`));
+  });
+
+  test('the newest image, read ahead while the store opens, answers alike; damaged, it is rebuilt', async () => {
+    const { store, dataDir, rand } = await seeded(61);
+    const qs = queries(rand, 120);
+    let current = await reopen(store, dataDir);
+    const want = await answers(current, qs);
+    const wantOther = (await current.searchFacts({ agentId: 'other', query: 'other5' })).facts;
+    await current.close();
+    const names = readdirSync(imageDir(dataDir));
+    const image = join(imageDir(dataDir), names.find((n) => readFileSync(join(imageDir(dataDir), n)).includes(AGENT))!);
+    const otherImage = join(imageDir(dataDir), names.find((n) => !readFileSync(join(imageDir(dataDir), n)).includes(AGENT))!);
+    // The agent's image is the newest: it is the one read ahead.
+    const newest = (path: string) => {
+      utimesSync(otherImage, new Date(1e12), new Date(1e12));
+      utimesSync(image, new Date(1e12), new Date(1e12));
+      utimesSync(path, new Date(2e12), new Date(2e12));
+    };
+    newest(image);
+    current = await reopen(current, dataDir);
+    assert.deepEqual(await answers(current, qs), want);
+    assert.deepEqual((await current.searchFacts({ agentId: 'other', query: 'other5' })).facts, wantOther);
+    // The other agent's is newest: the first search of this one reads its own.
+    await current.close();
+    newest(otherImage);
+    current = await reopen(current, dataDir);
+    assert.deepEqual(await answers(current, qs), want);
+    assert.deepEqual((await current.searchFacts({ agentId: 'other', query: 'other5' })).facts, wantOther);
+    // Damaged and read ahead: the checksum still catches it.
+    await current.close();
+    const bytes = readFileSync(image);
+    bytes[Math.floor(bytes.length / 3)]! ^= 0x10;
+    writeFileSync(image, bytes);
+    newest(image);
+    current = await reopen(current, dataDir);
+    assert.deepEqual(await answers(current, qs), want, 'a damaged image read ahead is rebuilt');
   });
 
   test('writes racing a rebuild are in its answers', async () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { ANALYSIS_VERSION } from '../search/analyze.js';
@@ -11,6 +12,9 @@ import { ResidentIndex } from '../search/resident-index.js';
  * image of another version is rebuilt, never read.
  */
 export const ImageVersion = `index image 2, analysis ${ANALYSIS_VERSION}`;
+
+/** A prefetched image no search has asked for is dropped after this long. */
+const PREFETCH_KEEP_MS = 60_000;
 
 /** What an image must match to stand for the agent's facts as the store has them. */
 export interface ImageStamp {
@@ -38,6 +42,8 @@ interface ImageMeta extends ImageStamp {
 export class IndexImages {
   readonly #dir: string;
   readonly #logger: Logger;
+  /** The image being read ahead: its path and its bytes on the way (undefined if they cannot be read). */
+  #prefetch: { path: string; bytes: Promise<Buffer | undefined>; timer: NodeJS.Timeout } | undefined;
 
   constructor(dataDir: string, logger: Logger) {
     this.#dir = join(dataDir, 'search');
@@ -54,12 +60,56 @@ export class IndexImages {
     return existsSync(this.path(agentId));
   }
 
-  /** The agent's index from its image, if there is one that matches `expected`; why not is logged. */
-  load(agentId: string, expected: ImageStamp): ResidentIndex | undefined {
+  /**
+   * Starts reading the most recently written image in the background: the
+   * agent in use when the daemon last stopped is the likeliest to search
+   * first after a start, and a large image takes a while to read (some
+   * 140 ms for the 74 MB of a million facts here), time the store's open
+   * can cover. One image only, so a start does not read every agent's;
+   * dropped if no search asks for it within a minute.
+   */
+  prefetchNewest(): void {
+    let newest: { path: string; mtimeMs: number } | undefined;
+    try {
+      for (const name of readdirSync(this.#dir)) {
+        if (!name.endsWith('.index')) continue;
+        const path = join(this.#dir, name);
+        const { mtimeMs } = statSync(path);
+        if (newest === undefined || mtimeMs > newest.mtimeMs) newest = { path, mtimeMs };
+      }
+    } catch {
+      // No images (or none readable): a search reads or rebuilds as usual.
+      return;
+    }
+    if (newest === undefined) return;
+    const path = newest.path;
+    // A failed read is the search's to meet again, and to log.
+    const bytes = readFile(path).catch(() => undefined);
+    const timer = setTimeout(() => {
+      if (this.#prefetch?.path === path) this.#prefetch = undefined;
+    }, PREFETCH_KEEP_MS);
+    timer.unref();
+    this.#prefetch = { path, bytes, timer };
+  }
+
+  /** The agent's image as read ahead, if it is the one {@link prefetchNewest} chose; given once. */
+  async prefetched(agentId: string): Promise<Buffer | undefined> {
+    const ahead = this.#prefetch;
+    if (ahead === undefined || ahead.path !== this.path(agentId)) return undefined;
+    this.#prefetch = undefined;
+    clearTimeout(ahead.timer);
+    return ahead.bytes;
+  }
+
+  /**
+   * The agent's index from its image (`read`: its bytes, read ahead), if
+   * there is one that matches `expected`; why not is logged.
+   */
+  load(agentId: string, expected: ImageStamp, read?: Buffer): ResidentIndex | undefined {
     const path = this.path(agentId);
     let file: Buffer;
     try {
-      file = readFileSync(path);
+      file = read ?? readFileSync(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('cannot read a search index image; rebuilding the index', { agentId, path, err });
       return undefined;

@@ -130,6 +130,8 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
   const started = performance.now();
   const phases: Record<string, number> = {};
   const phase = (name: string, since: number) => (phases[name] = Math.round(performance.now() - since));
+  const images = new IndexImages(dataDir, logger);
+  images.prefetchNewest();
   let t = performance.now();
   await prepareDataDir(dataDir, storeDir, logger);
   phase('dataDirMs', t);
@@ -146,7 +148,7 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
     const stamps = await ensureStamps(db, subs, sync, newStamp, counters.agentIds());
     phase('metaMs', t);
     t = performance.now();
-    const search = new SearchIndexes(db, subs, new IndexImages(dataDir, logger), logger);
+    const search = new SearchIndexes(db, subs, images, logger);
     search.open(counters.entries(), stamps);
     phase('searchMs', t);
     logger.debug('store opened', { ...phases, ms: Math.round(performance.now() - started) });

@@ -93,7 +93,8 @@ export class SearchIndexes {
    * until its first search (or a burst of writes) reads it, when it must
    * match `stamps` and the agent's counters as they are now; an agent
    * without one is rebuilt, starting now, in the background. So a start
-   * reads no image, and memory holds the indexes of the agents in use.
+   * builds no index from an image (one may be read ahead: IndexImages),
+   * and memory holds the indexes of the agents in use.
    */
   open(agents: Iterable<[string, AgentStats]>, stamps: ReadonlyMap<string, string>): void {
     const started = Date.now();
@@ -123,11 +124,11 @@ export class SearchIndexes {
    * an image that does not match is rebuilt instead (from the store,
    * which holds those changes).
    */
-  #warm(agentId: string): void {
+  #warm(agentId: string, read?: Buffer): void {
     const cold = this.#cold.get(agentId)!;
     this.#cold.delete(agentId);
     const started = Date.now();
-    const index = this.#images.load(agentId, cold);
+    const index = this.#images.load(agentId, cold, read);
     if (index === undefined) {
       this.#dirty.add(agentId);
       this.#enqueue(agentId, cold.length);
@@ -145,7 +146,11 @@ export class SearchIndexes {
    * failed build of the agent found.
    */
   async index(agentId: string): Promise<ResidentIndex | undefined> {
-    if (this.#cold.has(agentId)) this.#warm(agentId);
+    if (this.#cold.has(agentId)) {
+      const read = await this.#images.prefetched(agentId);
+      // A burst of writes may have read it meanwhile.
+      if (this.#cold.has(agentId)) this.#warm(agentId, read);
+    }
     for (;;) {
       const index = this.#ready.get(agentId);
       if (index !== undefined) return index;
