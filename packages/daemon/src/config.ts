@@ -24,7 +24,14 @@ export interface DaemonConfig {
   exportCursorTtlMs: number;
   /** How long the event loop polls for the next request after each answer, in µs (0: never). */
   busyPollUs: number;
+  /** What the agents' search indexes may take in memory before the least recently used go back to their images, in bytes. */
+  indexMemoryBytes: number;
 }
+
+/** Default of --index-memory, in MiB (store/search-indexes.ts). */
+export const DEFAULT_INDEX_MEMORY_MIB = 128;
+/** A TiB: past the memory of any machine this runs on. */
+const MAX_INDEX_MEMORY_MIB = 1024 * 1024;
 
 /**
  * Default of --busy-poll-us: longer than a client's turnaround from an
@@ -68,6 +75,10 @@ Options (each also settable by the environment variable shown):
                           requests back to back finds the daemon awake; costs
                           at most that much CPU per answer; 0 never polls
                           (default ${DEFAULT_BUSY_POLL_US}, at most ${MAX_BUSY_POLL_US})           [MEMORYD_BUSY_POLL_US]
+  --index-memory MIB      what the agents' search indexes may take in memory
+                          together; past it, the least recently used wait in
+                          their images until searched again (default ${DEFAULT_INDEX_MEMORY_MIB})
+                                                                     [MEMORYD_INDEX_MEMORY_MIB]
   --verify                check the store instead of serving it: every record's
                           checksum, the counters, dedup entries and search index
                           against the records; prints what is damaged; exit 0
@@ -128,6 +139,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'max-connections': { type: 'string' },
         'export-cursor-ttl': { type: 'string' },
         'busy-poll-us': { type: 'string' },
+        'index-memory': { type: 'string' },
         verify: { type: 'boolean' },
         repair: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -158,6 +170,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const maxConnText = v['max-connections'] ?? env['MEMORYD_MAX_CONNECTIONS'];
   const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
   const busyPollText = v['busy-poll-us'] ?? env['MEMORYD_BUSY_POLL_US'];
+  const indexMemoryText = v['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
 
   return {
     kind: 'run',
@@ -170,6 +183,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       maxConnections: maxConnText === undefined ? Limits.defaultMaxConnections : positiveInt('--max-connections', maxConnText, 1),
       exportCursorTtlMs: ttlText === undefined ? Limits.exportCursorIdleMs : positiveInt('--export-cursor-ttl', ttlText, 1),
       busyPollUs: busyPollText === undefined ? DEFAULT_BUSY_POLL_US : boundedInt('--busy-poll-us', busyPollText, 0, MAX_BUSY_POLL_US),
+      indexMemoryBytes: 1024 * 1024 * (indexMemoryText === undefined ? DEFAULT_INDEX_MEMORY_MIB : boundedInt('--index-memory', indexMemoryText, 1, MAX_INDEX_MEMORY_MIB)),
     },
   };
 }

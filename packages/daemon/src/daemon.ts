@@ -45,6 +45,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
       sync: config.sync,
       logger: log,
       exportCursorTtlMs: config.exportCursorTtlMs,
+      indexMemoryBytes: config.indexMemoryBytes,
     });
   } catch (err) {
     await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));

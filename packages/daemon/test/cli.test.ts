@@ -12,8 +12,8 @@ import { PACKAGE_VERSION } from './helpers/shapes.js';
 
 after(cleanupAll);
 
-const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--verify', '--repair', '--help', '--version'];
-const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US'];
+const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--index-memory', '--verify', '--repair', '--help', '--version'];
+const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US', 'MEMORYD_INDEX_MEMORY_MIB'];
 
 describe('memoryd --help', () => {
   it('exits 0 and mentions every flag and the socket and data-dir variables', async () => {
@@ -70,5 +70,26 @@ describe('memoryd --verify and --repair beside a running daemon', () => {
     assert.equal((await c.ok(MemoryList, { agentId: 'busy' })).facts.length, 1);
     c.socket.destroy();
     await d.stop();
+  });
+});
+
+describe('--index-memory', () => {
+  const bad: Array<[string, string[], RegExp]> = [
+    ['not a number', ['--index-memory', 'lots'], /--index-memory must be a whole number/],
+    ['zero', ['--index-memory', '0'], /--index-memory must be at least 1/],
+    ['past a TiB', ['--index-memory', '1048577'], /--index-memory must be at most 1048576/],
+  ];
+  for (const [name, args, reason] of bad) {
+    it(`${name} is a usage error (exit 2, one plain line)`, async () => {
+      const d = await spawnDaemon({ args, wait: 'exit', timeoutMs: 5000 });
+      assert.deepEqual(d.exit(), { code: 2, signal: null }, d.stderr());
+      assert.match(d.lastStderrLine(), reason);
+    });
+  }
+
+  it('is read from MEMORYD_INDEX_MEMORY_MIB when the flag is absent', async () => {
+    const d = await spawnDaemon({ env: { MEMORYD_INDEX_MEMORY_MIB: 'half' }, wait: 'exit', timeoutMs: 5000 });
+    assert.deepEqual(d.exit(), { code: 2, signal: null }, d.stderr());
+    assert.match(d.lastStderrLine(), /--index-memory must be a whole number, got "half"/);
   });
 });

@@ -51,6 +51,13 @@ export class PostingBlocks {
     return this.#end;
   }
 
+  /** Bytes all the arrays take in memory (room included). */
+  get memoryBytes(): number {
+    let bytes = 0;
+    for (const a of [this.bytes, this.off, this.first, this.last, this.count, this.front, this.prev, this.head, this.listFront, this.sealed]) bytes += a.byteLength;
+    return bytes;
+  }
+
   /** The blocks as data (arrays cut to what they hold, not copied). */
   snapshot(): IndexSnapshot {
     const n = this.#blocks;

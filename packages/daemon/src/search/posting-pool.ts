@@ -65,6 +65,11 @@ export class PostingPool {
     return pool;
   }
 
+  /** Bytes the pool's arrays take (room included). */
+  get byteSize(): number {
+    return this.pairs.byteLength + this.start.byteLength + this.size.byteLength + this.cap.byteLength + this.df.byteLength;
+  }
+
   /** Pairs held (live or of removed facts). */
   get used(): number {
     return this.#used;

@@ -43,6 +43,12 @@ export interface OpenStoreOptions {
   /** Idle time after which an export cursor expires; default 60,000 ms. */
   exportCursorTtlMs?: number;
   /**
+   * What the agents' search indexes may take in memory together before the
+   * least recently used go back to their images (store/search-indexes.ts);
+   * default 128 MiB.
+   */
+  indexMemoryBytes?: number;
+  /**
    * Told once when a write fails: the store then refuses every write until
    * it is closed and opened again (store/group-commit.ts).
    */
@@ -148,7 +154,7 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
     const stamps = await ensureStamps(db, subs, sync, newStamp, counters.agentIds());
     phase('metaMs', t);
     t = performance.now();
-    const search = new SearchIndexes(db, subs, images, logger);
+    const search = new SearchIndexes(db, subs, images, logger, options.indexMemoryBytes);
     search.open(counters.entries(), stamps);
     phase('searchMs', t);
     logger.debug('store opened', { ...phases, ms: Math.round(performance.now() - started) });

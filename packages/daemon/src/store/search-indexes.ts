@@ -28,6 +28,13 @@ const RETRY_AFTER_MS = 60_000;
 /** Builds this large are logged when they start and end. */
 const LOG_BUILDS_FROM = 50_000;
 
+/**
+ * Default of what the agents' indexes may take in memory together (their
+ * {@link ResidentIndex.memoryBytes}): past it, the least recently used go
+ * back to their images until searched again (memoryd --index-memory).
+ */
+export const DEFAULT_INDEX_MEMORY_BYTES = 128 * 1024 * 1024;
+
 /** Changes an agent whose image is not read yet may wait with; past this many its image is read and they are applied. */
 const MAX_PENDING = 10_000;
 
@@ -65,7 +72,9 @@ export class SearchIndexes {
   readonly #subs: Sublevels;
   readonly #images: IndexImages;
   readonly #logger: Logger;
+  /** Indexes in memory, least recently used first (a use moves an agent to the end). */
   readonly #ready = new Map<string, ResidentIndex>();
+  readonly #memoryBudget: number;
   /** Agents whose index waits in its image, read at their first search or write burst. */
   readonly #cold = new Map<string, Cold>();
   readonly #building = new Map<string, Building>();
@@ -81,11 +90,12 @@ export class SearchIndexes {
   #running: Promise<void> | undefined;
   #closed = false;
 
-  constructor(db: Db, subs: Sublevels, images: IndexImages, logger: Logger) {
+  constructor(db: Db, subs: Sublevels, images: IndexImages, logger: Logger, memoryBudget = DEFAULT_INDEX_MEMORY_BYTES) {
     this.#db = db;
     this.#subs = subs;
     this.#images = images;
     this.#logger = logger;
+    this.#memoryBudget = memoryBudget;
   }
 
   /**
@@ -137,6 +147,7 @@ export class SearchIndexes {
     applyChanges(index, cold.pending);
     if (cold.pending.length > 0) this.#dirty.add(agentId);
     this.#ready.set(agentId, index);
+    this.#fitBudget(agentId);
     this.#logger.debug('search index read from its image', { agentId, facts: index.facts, pending: cold.pending.length, ms: Date.now() - started });
   }
 
@@ -153,7 +164,10 @@ export class SearchIndexes {
     }
     for (;;) {
       const index = this.#ready.get(agentId);
-      if (index !== undefined) return index;
+      if (index !== undefined) {
+        this.#used(agentId, index);
+        return index;
+      }
       const failed = this.#failed.get(agentId);
       if (failed !== undefined) {
         if (failed.err.code === DaemonErrorCodes.Damaged || Date.now() - failed.at < RETRY_AFTER_MS || this.#closed) throw failed.err;
@@ -191,6 +205,44 @@ export class SearchIndexes {
       this.#ready.set(agentId, (index = new ResidentIndex()));
     }
     applyChanges(index, changes);
+    this.#used(agentId, index);
+    this.#fitBudget(agentId);
+  }
+
+  /** Marks an agent's index the most recently used. */
+  #used(agentId: string, index: ResidentIndex): void {
+    this.#ready.delete(agentId);
+    this.#ready.set(agentId, index);
+  }
+
+  /**
+   * Sends the least recently used agents (never `keep`) back to their
+   * images while the indexes in memory take more than the budget. An agent
+   * with a batch on its way to the index, or whose image cannot be
+   * written, stays.
+   */
+  #fitBudget(keep: string): void {
+    let total = 0;
+    for (const index of this.#ready.values()) total += index.memoryBytes;
+    if (total <= this.#memoryBudget) return;
+    for (const [agentId, index] of [...this.#ready]) {
+      if (total <= this.#memoryBudget) break;
+      if (agentId === keep || index.facts === 0 || this.#pending.has(agentId) || this.#building.has(agentId)) continue;
+      const stamp = this.#stamps.get(agentId);
+      if (stamp === undefined) continue;
+      const bytes = index.memoryBytes;
+      try {
+        if (this.#dirty.has(agentId)) this.#images.save(agentId, index, stamp);
+      } catch (err) {
+        this.#logger.warn('cannot write a search index image; the index stays in memory', { agentId, err });
+        continue;
+      }
+      this.#dirty.delete(agentId);
+      this.#ready.delete(agentId);
+      this.#cold.set(agentId, { stamp, facts: index.facts, length: index.length, pending: [] });
+      total -= bytes;
+      this.#logger.debug('search index sent back to its image', { agentId, facts: index.facts, bytes });
+    }
   }
 
   /**
@@ -271,6 +323,7 @@ export class SearchIndexes {
         if (index !== undefined) {
           applyChanges(index, building.changes);
           this.#ready.set(agentId, index);
+          this.#fitBudget(agentId);
           if (large) this.#logger.info('search index built', { agentId, facts: index.facts, postings: index.postings, ms: Date.now() - started });
         }
       } catch (err) {

@@ -16,6 +16,8 @@ export interface TempStoreOptions {
   /** Reuse this data dir (reopen); a fresh temp dir otherwise. */
   dataDir?: string;
   exportCursorTtlMs?: number;
+  /** What the search indexes may take in memory before the least recently used go back to their images. */
+  indexMemoryBytes?: number;
 }
 
 /** Opens a store (sync on, as the daemon's default) in a temp data dir. */
@@ -26,6 +28,7 @@ export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ stor
     sync: true,
     logger: silentLogger,
     ...(opts.exportCursorTtlMs === undefined ? {} : { exportCursorTtlMs: opts.exportCursorTtlMs }),
+    ...(opts.indexMemoryBytes === undefined ? {} : { indexMemoryBytes: opts.indexMemoryBytes }),
   });
   opened.add(store);
   return { store, dataDir };
