@@ -63,4 +63,36 @@ describe('search index memory budget', () => {
     const again = await reopen(store, dataDir, { indexMemoryBytes: 1_500_000 });
     for (const [a, agentId] of AGENTS.entries()) assert.deepEqual(await answers(again, agentId, [...queries[a]!, `late${a}`]), want[a]);
   });
+
+  test('writes spread over many agents fold into their images instead of piling up in memory', async () => {
+    const rand = random(73);
+    const budget = 1_500_000;
+    const { store, dataDir } = await openTempStore({ indexMemoryBytes: budget });
+    const unlimited = await openTempStore();
+    const id = () => `01${Array.from({ length: 24 }, () => '0123456789ABCDEFGHJKMNPQRSTVWXYZ'[Math.floor(rand() * 32)]).join('')}`;
+    // Batches of 200 records, each spread over every agent, as a restore of many agents comes.
+    let most = 0;
+    for (let batch = 0; batch < 60; batch++) {
+      const records = Array.from({ length: 200 }, (_, i) => {
+        const a = i % AGENTS.length;
+        return { type: 'fact' as const, agentId: AGENTS[a]!, id: id(), content: text(rand, a), createdAt: new Date().toISOString() };
+      });
+      await store.importRecords({ records });
+      await unlimited.store.importRecords({ records });
+      most = Math.max(most, store.searchMemory().bytes);
+    }
+    // One agent may stand past the budget alone (the one in use); the rest waits in images.
+    const { bytes: unlimitedBytes } = unlimited.store.searchMemory();
+    assert.ok(unlimitedBytes > 3 * budget, `the load takes far more than the budget without one (${unlimitedBytes})`);
+    assert.ok(most < 2 * budget, `memory stayed near the budget (${most} bytes at most, budget ${budget})`);
+    const qs = (a: number) => Array.from({ length: 30 }, () => `a${a}w${Math.floor(3000 * rand() ** 2)}`);
+    const queries = AGENTS.map((_, a) => qs(a));
+    for (const [a, agentId] of AGENTS.entries()) {
+      assert.deepEqual(await answers(store, agentId, queries[a]!), await answers(unlimited.store, agentId, queries[a]!), agentId);
+    }
+    const again = await reopen(store, dataDir, { indexMemoryBytes: budget });
+    for (const [a, agentId] of AGENTS.entries()) {
+      assert.deepEqual(await answers(again, agentId, queries[a]!), await answers(unlimited.store, agentId, queries[a]!), `${agentId} after a restart`);
+    }
+  });
 });

@@ -89,7 +89,7 @@ export class LevelMemoryStore implements MemoryStore {
     return cause === undefined ? 'ok' : `read-only: ${cause}`;
   }
 
-  searchMemory(): { agents: number; postings: number } {
+  searchMemory(): { agents: number; postings: number; bytes: number } {
     return this.#ctx.search.stats();
   }
 

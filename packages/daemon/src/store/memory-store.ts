@@ -46,8 +46,8 @@ export interface MemoryStore {
    * failed (daemon.status's `health`); reads go on meanwhile.
    */
   health(): string;
-  /** Agents whose search index is held in memory, and their postings (for logs and tests). */
-  searchMemory(): { agents: number; postings: number };
+  /** Agents whose search index is held in memory, their postings, and about what they and the changes waiting for images take (for logs and tests). */
+  searchMemory(): { agents: number; postings: number; bytes: number };
   /** Waits for writes in progress, closes export cursors, closes LevelDB. */
   close(): Promise<void>;
 }

@@ -41,6 +41,16 @@ const MAX_PENDING = 10_000;
 /** An agent whose index is still in its image: what the image must match, and the changes committed since. */
 interface Cold extends ImageStamp {
   pending: IndexChange[];
+  /** About what `pending` takes in memory ({@link changeBytes}). */
+  pendingBytes: number;
+}
+
+/**
+ * About what a change waiting for its agent's image takes in memory: its
+ * analysed fact (two maps, an entry and an object per term and word).
+ */
+function changeBytes(c: IndexChange): number {
+  return 200 + 120 * (c.doc.terms.size + c.doc.surfaces.size);
 }
 
 interface Building {
@@ -77,6 +87,8 @@ export class SearchIndexes {
   readonly #memoryBudget: number;
   /** Agents whose index waits in its image, read at their first search or write burst. */
   readonly #cold = new Map<string, Cold>();
+  /** What the changes waiting in `#cold` take, together. */
+  #pendingBytes = 0;
   readonly #building = new Map<string, Building>();
   readonly #queue: Array<{ agentId: string; length: number }> = [];
   /** The stamp each agent's facts were last changed under (what its image must carry). */
@@ -116,7 +128,7 @@ export class SearchIndexes {
       const stamp = stamps.get(agentId);
       if (stamp !== undefined) this.#stamps.set(agentId, stamp);
       if (stamp !== undefined && this.#images.exists(agentId)) {
-        this.#cold.set(agentId, { stamp, facts: stats.facts, length: stats.length, pending: [] });
+        this.#cold.set(agentId, { stamp, facts: stats.facts, length: stats.length, pending: [], pendingBytes: 0 });
         inImages++;
       } else {
         this.#dirty.add(agentId);
@@ -134,21 +146,23 @@ export class SearchIndexes {
    * an image that does not match is rebuilt instead (from the store,
    * which holds those changes).
    */
-  #warm(agentId: string, read?: Buffer): void {
+  #warm(agentId: string, read?: Buffer): ResidentIndex | undefined {
     const cold = this.#cold.get(agentId)!;
     this.#cold.delete(agentId);
+    this.#pendingBytes -= cold.pendingBytes;
     const started = Date.now();
     const index = this.#images.load(agentId, cold, read);
     if (index === undefined) {
+      // The rebuild reads the store, which holds the changes that waited.
       this.#dirty.add(agentId);
       this.#enqueue(agentId, cold.length);
-      return;
+      return undefined;
     }
     applyChanges(index, cold.pending);
     if (cold.pending.length > 0) this.#dirty.add(agentId);
     this.#ready.set(agentId, index);
-    this.#fitBudget(agentId);
     this.#logger.debug('search index read from its image', { agentId, facts: index.facts, pending: cold.pending.length, ms: Date.now() - started });
+    return index;
   }
 
   /**
@@ -160,7 +174,10 @@ export class SearchIndexes {
     if (this.#cold.has(agentId)) {
       const read = await this.#images.prefetched(agentId);
       // A burst of writes may have read it meanwhile.
-      if (this.#cold.has(agentId)) this.#warm(agentId, read);
+      if (this.#cold.has(agentId)) {
+        this.#warm(agentId, read);
+        this.#fitBudget(agentId);
+      }
     }
     for (;;) {
       const index = this.#ready.get(agentId);
@@ -189,6 +206,10 @@ export class SearchIndexes {
     const cold = this.#cold.get(agentId);
     if (cold !== undefined) {
       cold.pending.push(...changes);
+      let bytes = 0;
+      for (const c of changes) bytes += changeBytes(c);
+      cold.pendingBytes += bytes;
+      this.#pendingBytes += bytes;
       if (cold.pending.length > MAX_PENDING) this.#warm(agentId);
       return;
     }
@@ -206,7 +227,6 @@ export class SearchIndexes {
     }
     applyChanges(index, changes);
     this.#used(agentId, index);
-    this.#fitBudget(agentId);
   }
 
   /** Marks an agent's index the most recently used. */
@@ -216,34 +236,55 @@ export class SearchIndexes {
   }
 
   /**
-   * Sends the least recently used agents (never `keep`) back to their
-   * images while the indexes in memory take more than the budget. An agent
-   * with a batch on its way to the index, or whose image cannot be
+   * Keeps the indexes in memory and the changes waiting for images within
+   * the budget. First the least recently used agents (never `keep`) go
+   * back to their images; then, while the waiting changes alone are too
+   * many, the agent with the most is read, given them, and sent back (its
+   * image written with them): a burst of writes spread over many cold
+   * agents folds into their images instead of piling up in memory. An
+   * agent with a batch on its way to its index, or whose image cannot be
    * written, stays.
    */
   #fitBudget(keep: string): void {
-    let total = 0;
+    let total = this.#pendingBytes;
     for (const index of this.#ready.values()) total += index.memoryBytes;
     if (total <= this.#memoryBudget) return;
     for (const [agentId, index] of [...this.#ready]) {
-      if (total <= this.#memoryBudget) break;
-      if (agentId === keep || index.facts === 0 || this.#pending.has(agentId) || this.#building.has(agentId)) continue;
-      const stamp = this.#stamps.get(agentId);
-      if (stamp === undefined) continue;
-      const bytes = index.memoryBytes;
-      try {
-        if (this.#dirty.has(agentId)) this.#images.save(agentId, index, stamp);
-      } catch (err) {
-        this.#logger.warn('cannot write a search index image; the index stays in memory', { agentId, err });
-        continue;
+      if (total <= this.#memoryBudget) return;
+      if (agentId !== keep && this.#evict(agentId, index)) total -= index.memoryBytes;
+    }
+    while (this.#pendingBytes > this.#memoryBudget / 2) {
+      let most: string | undefined;
+      let mostBytes = 0;
+      for (const [agentId, cold] of this.#cold) {
+        if (cold.pendingBytes > mostBytes && !this.#pending.has(agentId)) {
+          most = agentId;
+          mostBytes = cold.pendingBytes;
+        }
       }
-      this.#dirty.delete(agentId);
-      this.#ready.delete(agentId);
-      this.#cold.set(agentId, { stamp, facts: index.facts, length: index.length, pending: [] });
-      total -= bytes;
-      this.#logger.debug('search index sent back to its image', { agentId, facts: index.facts, bytes });
+      if (most === undefined) return;
+      const index = this.#warm(most);
+      if (index !== undefined && !this.#evict(most, index)) return;
     }
   }
+
+  /** Sends an agent's index back to its image (written first if it changed); false if it must stay. */
+  #evict(agentId: string, index: ResidentIndex): boolean {
+    const stamp = this.#stamps.get(agentId);
+    if (index.facts === 0 || stamp === undefined || this.#pending.has(agentId) || this.#building.has(agentId)) return false;
+    try {
+      if (this.#dirty.has(agentId)) this.#images.save(agentId, index, stamp);
+    } catch (err) {
+      this.#logger.warn('cannot write a search index image; the index stays in memory', { agentId, err });
+      return false;
+    }
+    this.#dirty.delete(agentId);
+    this.#ready.delete(agentId);
+    this.#cold.set(agentId, { stamp, facts: index.facts, length: index.length, pending: [], pendingBytes: 0 });
+    this.#logger.debug('search index sent back to its image', { agentId, facts: index.facts, bytes: index.memoryBytes });
+    return true;
+  }
+
 
   /**
    * Marks the agents of a batch about to be written (+1) or applied or
@@ -252,11 +293,16 @@ export class SearchIndexes {
    * store lacks means the store lost it.
    */
   pending(agentIds: Iterable<string>, by: 1 | -1): void {
+    let last = '';
     for (const agentId of agentIds) {
       const n = (this.#pending.get(agentId) ?? 0) + by;
       if (n === 0) this.#pending.delete(agentId);
       else this.#pending.set(agentId, n);
+      last = agentId;
     }
+    // A batch is in its indexes (or failed): the budget can be kept again,
+    // its agents now among the most recently used.
+    if (by < 0) this.#fitBudget(last);
   }
 
   /** Whether a batch of the agent is between its write and the index's update. */
@@ -264,11 +310,19 @@ export class SearchIndexes {
     return this.#pending.has(agentId);
   }
 
-  /** Agents whose index is in memory (not those still in their image), and their postings. */
-  stats(): { agents: number; postings: number } {
+  /**
+   * Agents whose index is in memory (not those still in their image),
+   * their postings, and about what they and the changes waiting for images
+   * take (what the budget counts).
+   */
+  stats(): { agents: number; postings: number; bytes: number } {
     let postings = 0;
-    for (const index of this.#ready.values()) postings += index.postings;
-    return { agents: this.#ready.size, postings };
+    let bytes = this.#pendingBytes;
+    for (const index of this.#ready.values()) {
+      postings += index.postings;
+      bytes += index.memoryBytes;
+    }
+    return { agents: this.#ready.size, postings, bytes };
   }
 
   /**
@@ -280,8 +334,13 @@ export class SearchIndexes {
     this.#closed = true;
     this.#queue.length = 0;
     await this.#running;
-    // A cold agent written to since the open: its image is brought up to date.
-    for (const [agentId, cold] of [...this.#cold]) if (cold.pending.length > 0) this.#warm(agentId);
+    // A cold agent written to since the open: its image is brought up to
+    // date, one at a time (they need not fit in memory together).
+    for (const [agentId, cold] of [...this.#cold]) {
+      if (cold.pending.length === 0) continue;
+      const index = this.#warm(agentId);
+      if (index !== undefined) this.#evict(agentId, index);
+    }
     const started = Date.now();
     let written = 0;
     for (const agentId of this.#dirty) {

@@ -103,8 +103,8 @@ export class SupervisedStore implements MemoryStore {
     return this.#store?.health() ?? 'ok';
   }
 
-  searchMemory(): { agents: number; postings: number } {
-    return this.#store?.searchMemory() ?? { agents: 0, postings: 0 };
+  searchMemory(): { agents: number; postings: number; bytes: number } {
+    return this.#store?.searchMemory() ?? { agents: 0, postings: 0, bytes: 0 };
   }
 
   close(): Promise<void> {
