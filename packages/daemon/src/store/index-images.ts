@@ -138,8 +138,15 @@ export class IndexImages {
     }
   }
 
-  /** Writes the agent's image (synchronously: the index must not change while it is written). */
-  save(agentId: string, index: ResidentIndex, stamp: string): void {
+  /**
+   * Writes the agent's image (synchronously: the index must not change
+   * while it is written). `sync` (at a stop) makes it survive a power loss
+   * too; without (an index sent back to its image while the daemon runs,
+   * often), a power loss may leave the old image or a torn one, which the
+   * stamp or the checksum catches at the next start: a rebuild, never a
+   * wrong answer.
+   */
+  save(agentId: string, index: ResidentIndex, stamp: string, sync = true): void {
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
     const path = this.path(agentId);
     const temp = `${path}.tmp`;
@@ -149,12 +156,12 @@ export class IndexImages {
     const fd = openSync(temp, 'w', 0o600);
     try {
       for (const chunk of chunks) for (let at = 0; at < chunk.length; ) at += writeSync(fd, chunk, at);
-      fsyncSync(fd);
+      if (sync) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
     renameSync(temp, path);
-    this.#syncDir();
+    if (sync) this.#syncDir();
   }
 
   /** Removes the agent's image (it has no facts left). */

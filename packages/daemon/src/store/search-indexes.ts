@@ -273,7 +273,8 @@ export class SearchIndexes {
     const stamp = this.#stamps.get(agentId);
     if (index.facts === 0 || stamp === undefined || this.#pending.has(agentId) || this.#building.has(agentId)) return false;
     try {
-      if (this.#dirty.has(agentId)) this.#images.save(agentId, index, stamp);
+      // Unsynced while the daemon runs (a power loss then costs a rebuild, never a wrong answer); synced at a stop.
+      if (this.#dirty.has(agentId)) this.#images.save(agentId, index, stamp, this.#closed);
     } catch (err) {
       this.#logger.warn('cannot write a search index image; the index stays in memory', { agentId, err });
       return false;
