@@ -119,46 +119,17 @@ export class WindowReader {
    * new count of offsets.
    */
   fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array, offsets: Uint32Array, n: number): number {
-    const blocks = this.#blocks;
-    const bytes = blocks.bytes;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
-      if (kind === WHOLE) {
-        // A block wholly in the window: decoded as it is read, oldest first (the gaps run that way).
-        const b = this.#part;
-        let at = blocks.off[b]!;
-        let ord = blocks.first[b]!;
-        for (let i = blocks.count[b]!; i > 0; i--) {
-          let x = bytes[at++]!;
-          if (x >= 0x80) {
-            x = this.#varint(x, at);
-            at = this.#varintEnd;
-          }
-          ord += x;
-          let f = bytes[at++]!;
-          if (f >= 0x80) {
-            f = this.#varint(f, at);
-            at = this.#varintEnd;
-          }
-          if (alive[ord] === 0) continue;
-          const o = ord - base;
-          if (into[o] === 0) offsets[n++] = o;
-          if (f > into[o]!) into[o] = f;
-        }
-        continue;
-      }
-      // The tail, or a block reaching past the window (decoded once for all the windows it spans).
-      const docs = this.#partDocs;
-      const freqs = this.#partFreqs;
-      const step = this.#partStep;
-      for (let i = this.#partTop; i >= 0; i--) {
-        const ord = docs[step * i]!;
-        if (ord > hi) continue;
-        if (ord < base) break;
-        if (alive[ord] === 0) continue;
-        const o = ord - base;
-        const f = freqs[step * i + this.#partFreqAt]!;
+      // Read from arrays: the tail's pairs, or a block decoded once (for
+      // every window it spans). Only accumulate decodes as it reads.
+      if (kind === WHOLE) this.#decodePart();
+      const count = this.#gather(base, hi, alive);
+      const at = this.#at;
+      const fs = this.#f;
+      for (let i = 0; i < count; i++) {
+        const o = at[i]!;
         if (into[o] === 0) offsets[n++] = o;
-        if (f > into[o]!) into[o] = f;
+        if (fs[i]! > into[o]!) into[o] = fs[i]!;
       }
     }
     return n;
@@ -219,21 +190,40 @@ export class WindowReader {
         }
         continue;
       }
-      const docs = this.#partDocs;
-      const freqs = this.#partFreqs;
-      const step = this.#partStep;
-      for (let i = this.#partTop; i >= 0; i--) {
-        const ord = docs[step * i]!;
-        if (ord > hi) continue;
-        if (ord < base) break;
-        if (alive[ord] === 0) continue;
-        const o = ord - base;
-        scores[o]! += part(table, weight, freqs[step * i + this.#partFreqAt]!, lengths[ord]!, avg);
+      const count = this.#gather(base, hi, alive);
+      const at = this.#at;
+      const fs = this.#f;
+      for (let i = 0; i < count; i++) {
+        const o = at[i]!;
+        scores[o]! += part(table, weight, fs[i]!, lengths[base + o]!, avg);
         if (listed !== null && listed[o] === 0) {
           listed[o] = 1;
           offsets[n++] = o;
         }
       }
+    }
+    return n;
+  }
+
+  /** The current part's live postings in [base, hi], newest first, as offsets from `base` and frequencies in #at and #f; returns how many. */
+  #gather(base: number, hi: number, alive: Uint8Array): number {
+    if (this.#at.length < this.#partTop + 1) {
+      this.#at = new Uint32Array(Math.max(BLOCK, this.#partTop + 1));
+      this.#f = new Uint32Array(this.#at.length);
+    }
+    const docs = this.#partDocs;
+    const freqs = this.#partFreqs;
+    const step = this.#partStep;
+    const at = this.#at;
+    const fs = this.#f;
+    let n = 0;
+    for (let i = this.#partTop; i >= 0; i--) {
+      const ord = docs[step * i]!;
+      if (ord > hi) continue;
+      if (ord < base) break;
+      if (alive[ord] === 0) continue;
+      at[n] = ord - base;
+      fs[n++] = freqs[step * i + this.#partFreqAt]!;
     }
     return n;
   }
@@ -251,6 +241,9 @@ export class WindowReader {
   #partStep = 1;
   #partFreqAt = 0;
   #partTop = -1;
+  /** Scratch of #gather. */
+  #at = new Uint32Array(BLOCK);
+  #f = new Uint32Array(BLOCK);
 
   #firstPart(base: number, hi: number): number {
     const pairs = this.#pool.pairs;
@@ -275,12 +268,17 @@ export class WindowReader {
     this.#partNext = blocks.prev[b]!;
     this.#part = b;
     if (blocks.first[b]! >= base && blocks.last[b]! <= hi) return WHOLE;
+    this.#decodePart();
+    return PAIRS;
+  }
+
+  /** Decodes the block #part into the block scratch, as the part's postings to read. */
+  #decodePart(): void {
     this.#partDocs = this.#docs;
     this.#partFreqs = this.#freqs;
     this.#partStep = 1;
     this.#partFreqAt = 0;
-    this.#partTop = this.#decode(b) - 1;
-    return PAIRS;
+    this.#partTop = this.#decode(this.#part) - 1;
   }
 
   /** Where the last {@link #varint} ended. */
