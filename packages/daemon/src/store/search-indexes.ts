@@ -43,7 +43,12 @@ interface Cold extends ImageStamp {
   pending: IndexChange[];
   /** About what `pending` takes in memory ({@link changeBytes}). */
   pendingBytes: number;
+  /** About what the index takes once read (what folding the changes into its image costs to read and write). */
+  indexBytes: number;
 }
+
+/** A guess at an index's size from its agent's counters, before it was ever read: some 100 bytes a word of its facts. */
+const GUESS_BYTES_PER_LENGTH = 100;
 
 /**
  * About what a change waiting for its agent's image takes in memory: its
@@ -128,7 +133,7 @@ export class SearchIndexes {
       const stamp = stamps.get(agentId);
       if (stamp !== undefined) this.#stamps.set(agentId, stamp);
       if (stamp !== undefined && this.#images.exists(agentId)) {
-        this.#cold.set(agentId, { stamp, facts: stats.facts, length: stats.length, pending: [], pendingBytes: 0 });
+        this.#cold.set(agentId, { stamp, facts: stats.facts, length: stats.length, pending: [], pendingBytes: 0, indexBytes: GUESS_BYTES_PER_LENGTH * stats.length });
         inImages++;
       } else {
         this.#dirty.add(agentId);
@@ -239,8 +244,8 @@ export class SearchIndexes {
    * Keeps the indexes in memory and the changes waiting for images within
    * the budget. First the least recently used agents (never `keep`) go
    * back to their images; then, while the waiting changes alone are too
-   * many, the agent with the most is read, given them, and sent back (its
-   * image written with them): a burst of writes spread over many cold
+   * many, the agent with the most for the size of its image is read, given
+   * them, and sent back (its image written with them): a burst of writes spread over many cold
    * agents folds into their images instead of piling up in memory. An
    * agent with a batch on its way to its index, or whose image cannot be
    * written, stays.
@@ -254,12 +259,14 @@ export class SearchIndexes {
       if (agentId !== keep && this.#evict(agentId, index)) total -= index.memoryBytes;
     }
     while (this.#pendingBytes > this.#memoryBudget / 2) {
+      // The most waiting writes for the least image to read and write.
       let most: string | undefined;
-      let mostBytes = 0;
+      let best = 0;
       for (const [agentId, cold] of this.#cold) {
-        if (cold.pendingBytes > mostBytes && !this.#pending.has(agentId)) {
+        const worth = cold.pendingBytes / (cold.indexBytes + 1);
+        if (worth > best && !this.#pending.has(agentId)) {
           most = agentId;
-          mostBytes = cold.pendingBytes;
+          best = worth;
         }
       }
       if (most === undefined) return;
@@ -281,7 +288,7 @@ export class SearchIndexes {
     }
     this.#dirty.delete(agentId);
     this.#ready.delete(agentId);
-    this.#cold.set(agentId, { stamp, facts: index.facts, length: index.length, pending: [], pendingBytes: 0 });
+    this.#cold.set(agentId, { stamp, facts: index.facts, length: index.length, pending: [], pendingBytes: 0, indexBytes: index.memoryBytes });
     this.#logger.debug('search index sent back to its image', { agentId, facts: index.facts, bytes: index.memoryBytes });
     return true;
   }
