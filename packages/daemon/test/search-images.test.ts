@@ -170,6 +170,19 @@ describe('search indexes across restarts', () => {
     assert.deepEqual(await answers(current, qs), want, 'a damaged image read ahead is rebuilt');
   });
 
+  test('a stop out of time for images leaves them to a rebuild, and every answer is the same', async () => {
+    const { store, dataDir, rand } = await seeded(71);
+    const qs = queries(rand, 120);
+    // Written since the last stop, with no time to write an image at this one.
+    let current = await reopen(store, dataDir, { stopImagesMs: 0 });
+    const added = await current.addFact({ agentId: AGENT, content: 'qqzyx written just before a hurried stop' });
+    const want = await answers(current, qs);
+    current = await reopen(current, dataDir);
+    assert.equal(current.searchMemory().agents, 0);
+    assert.deepEqual(await answers(current, qs), want, 'rebuilt from the facts');
+    assert.deepEqual((await current.searchFacts({ agentId: AGENT, query: 'qqzyx' })).facts.map((f) => f.id), [added.factId]);
+  });
+
   test('writes racing a rebuild are in its answers', async () => {
     const { store, dataDir, rand, ids } = await seeded(53);
     await store.close();

@@ -48,6 +48,8 @@ export interface OpenStoreOptions {
    * default 128 MiB.
    */
   indexMemoryBytes?: number;
+  /** How long a stop may spend writing index images; default 2,500 ms (tests set less). */
+  stopImagesMs?: number;
   /**
    * Told once when a write fails: the store then refuses every write until
    * it is closed and opened again (store/group-commit.ts).
@@ -154,7 +156,7 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
     const stamps = await ensureStamps(db, subs, sync, newStamp, counters.agentIds());
     phase('metaMs', t);
     t = performance.now();
-    const search = new SearchIndexes(db, subs, images, logger, options.indexMemoryBytes);
+    const search = new SearchIndexes(db, subs, images, logger, options.indexMemoryBytes, options.stopImagesMs);
     search.open(counters.entries(), stamps);
     phase('searchMs', t);
     logger.debug('store opened', { ...phases, ms: Math.round(performance.now() - started) });

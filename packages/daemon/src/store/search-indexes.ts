@@ -35,6 +35,15 @@ const LOG_BUILDS_FROM = 50_000;
  */
 export const DEFAULT_INDEX_MEMORY_BYTES = 128 * 1024 * 1024;
 
+/**
+ * A stop writes images for at most this long: the daemon must exit within
+ * 5 s of SIGTERM (DESIGN.md), and a large run can leave many indexes to
+ * write. An agent whose image is not written in time is rebuilt at the
+ * next start (its old image no longer matches the store), slower, never
+ * wrong.
+ */
+export const STOP_IMAGES_MS = 2_500;
+
 /** Changes an agent whose image is not read yet may wait with; past this many its image is read and they are applied. */
 const MAX_PENDING = 10_000;
 
@@ -90,6 +99,7 @@ export class SearchIndexes {
   /** Indexes in memory, least recently used first (a use moves an agent to the end). */
   readonly #ready = new Map<string, ResidentIndex>();
   readonly #memoryBudget: number;
+  readonly #stopImagesMs: number;
   /** Agents whose index waits in its image, read at their first search or write burst. */
   readonly #cold = new Map<string, Cold>();
   /** What the changes waiting in `#cold` take, together. */
@@ -107,12 +117,13 @@ export class SearchIndexes {
   #running: Promise<void> | undefined;
   #closed = false;
 
-  constructor(db: Db, subs: Sublevels, images: IndexImages, logger: Logger, memoryBudget = DEFAULT_INDEX_MEMORY_BYTES) {
+  constructor(db: Db, subs: Sublevels, images: IndexImages, logger: Logger, memoryBudget = DEFAULT_INDEX_MEMORY_BYTES, stopImagesMs = STOP_IMAGES_MS) {
     this.#db = db;
     this.#subs = subs;
     this.#images = images;
     this.#logger = logger;
     this.#memoryBudget = memoryBudget;
+    this.#stopImagesMs = stopImagesMs;
   }
 
   /**
@@ -342,20 +353,27 @@ export class SearchIndexes {
     this.#closed = true;
     this.#queue.length = 0;
     await this.#running;
-    // A cold agent written to since the open: its image is brought up to
-    // date, one at a time (they need not fit in memory together).
-    for (const [agentId, cold] of [...this.#cold]) {
-      if (cold.pending.length === 0) continue;
-      const index = this.#warm(agentId);
-      if (index !== undefined) this.#evict(agentId, index);
-    }
     const started = Date.now();
+    const late = () => Date.now() - started >= this.#stopImagesMs;
     let written = 0;
-    for (const agentId of this.#dirty) {
-      const index = this.#ready.get(agentId);
+    let left = 0;
+    // An agent changed but without an index (its rebuild stopped, or failed): its old image is out of date.
+    for (const agentId of this.#dirty) if (!this.#ready.has(agentId)) this.#images.remove(agentId);
+    // The indexes in memory, the most recently used first (the likeliest
+    // to be searched after the start); then each cold agent written to
+    // since the open, one at a time (they need not fit in memory together).
+    const stale = [...this.#ready.keys()].reverse().filter((agentId) => this.#dirty.has(agentId));
+    for (const [agentId, cold] of this.#cold) if (cold.pending.length > 0) stale.push(agentId);
+    for (const agentId of stale) {
+      if (late()) {
+        left++;
+        continue;
+      }
+      const index = this.#ready.get(agentId) ?? this.#warm(agentId);
+      if (index === undefined) continue;
       const stamp = this.#stamps.get(agentId);
       try {
-        if (index === undefined || index.facts === 0 || stamp === undefined) this.#images.remove(agentId);
+        if (index.facts === 0 || stamp === undefined) this.#images.remove(agentId);
         else {
           this.#images.save(agentId, index, stamp);
           written++;
@@ -364,8 +382,11 @@ export class SearchIndexes {
         // The next open rebuilds this agent's index: slower, never wrong.
         this.#logger.warn('cannot write a search index image; the next start rebuilds the index', { agentId, err });
       }
+      // One at a time: what was written need not stay in memory.
+      this.#ready.delete(agentId);
     }
     if (written > 0) this.#logger.info('search index images written', { agents: written, ms: Date.now() - started });
+    if (left > 0) this.#logger.warn('stopping before every search index image was written; those agents are rebuilt at the next start', { agents: left, ms: Date.now() - started });
     this.#ready.clear();
   }
 

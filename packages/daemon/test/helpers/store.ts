@@ -18,6 +18,8 @@ export interface TempStoreOptions {
   exportCursorTtlMs?: number;
   /** What the search indexes may take in memory before the least recently used go back to their images. */
   indexMemoryBytes?: number;
+  /** How long a stop may spend writing index images. */
+  stopImagesMs?: number;
 }
 
 /** Opens a store (sync on, as the daemon's default) in a temp data dir. */
@@ -29,6 +31,7 @@ export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ stor
     logger: silentLogger,
     ...(opts.exportCursorTtlMs === undefined ? {} : { exportCursorTtlMs: opts.exportCursorTtlMs }),
     ...(opts.indexMemoryBytes === undefined ? {} : { indexMemoryBytes: opts.indexMemoryBytes }),
+    ...(opts.stopImagesMs === undefined ? {} : { stopImagesMs: opts.stopImagesMs }),
   });
   opened.add(store);
   return { store, dataDir };
