@@ -234,7 +234,7 @@ export class WindowReader {
   // #partDocs (ordinals at step × i) and #partFreqs (at step × i +
   // #partFreqAt) for i from #partTop down, NONE at the end.
   #part = -1;
-  /** -2: the tail is next; else the next block to look at. */
+  /** The next block to look at (-1: none). */
   #partNext = -1;
   #partDocs: Uint32Array = new Uint32Array(0);
   #partFreqs: Uint32Array = new Uint32Array(0);

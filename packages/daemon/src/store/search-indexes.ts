@@ -89,7 +89,9 @@ interface Building {
  * waits for it, so no answer ever comes from a part of the facts. Changes committed during a rebuild are replayed after it:
  * a change says what a fact is (current with these terms, or not), so
  * replaying one the rebuild's snapshot already held changes nothing. At
- * close, the images of the agents whose index changed are written.
+ * close, the images of the agents whose index changed are written, for at
+ * most {@link STOP_IMAGES_MS}. Indexes in memory and changes waiting for
+ * images are kept within a budget (#fitBudget).
  */
 export class SearchIndexes {
   readonly #db: Db;
@@ -289,6 +291,7 @@ export class SearchIndexes {
   /** Sends an agent's index back to its image (written first if it changed); false if it must stay. */
   #evict(agentId: string, index: ResidentIndex): boolean {
     const stamp = this.#stamps.get(agentId);
+    const bytes = index.memoryBytes;
     if (index.facts === 0 || stamp === undefined || this.#pending.has(agentId) || this.#building.has(agentId)) return false;
     try {
       // Unsynced while the daemon runs (a power loss then costs a rebuild, never a wrong answer); synced at a stop.
@@ -299,11 +302,10 @@ export class SearchIndexes {
     }
     this.#dirty.delete(agentId);
     this.#ready.delete(agentId);
-    this.#cold.set(agentId, { stamp, facts: index.facts, length: index.length, pending: [], pendingBytes: 0, indexBytes: index.memoryBytes });
-    this.#logger.debug('search index sent back to its image', { agentId, facts: index.facts, bytes: index.memoryBytes });
+    this.#cold.set(agentId, { stamp, facts: index.facts, length: index.length, pending: [], pendingBytes: 0, indexBytes: bytes });
+    this.#logger.debug('search index sent back to its image', { agentId, facts: index.facts, bytes });
     return true;
   }
-
 
   /**
    * Marks the agents of a batch about to be written (+1) or applied or
@@ -347,7 +349,9 @@ export class SearchIndexes {
   /**
    * Stops rebuilding (an interrupted rebuild is dropped: its agent is
    * rebuilt at the next open) and writes the image of every agent whose
-   * index changed. The store closes after, so nothing changes meanwhile.
+   * index changed, as many as {@link STOP_IMAGES_MS} allows (the rest are
+   * rebuilt at the next open). The store closes after, so nothing changes
+   * meanwhile.
    */
   async close(): Promise<void> {
     this.#closed = true;
