@@ -7,8 +7,9 @@ import { readFileSync } from 'node:fs';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DaemonHello } from '@memoryd/protocol';
-import { cleanupAll, spawnDaemon, startDaemon } from '@memoryd/test-support';
+import { cleanupAll, startDaemon } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
+import { assertUsageError, itRefusesAsUsage } from './helpers/usage-errors.js';
 
 after(cleanupAll);
 
@@ -79,17 +80,7 @@ describe('--busy-poll-us', () => {
     ['negative', ['--busy-poll-us', '-5'], /--busy-poll-us/],
     ['over a second', ['--busy-poll-us', '1000001'], /--busy-poll-us must be at most 1000000/],
   ];
-  for (const [name, args, reason] of bad) {
-    it(`${name} is a usage error (exit 2, one plain line)`, async () => {
-      const d = await spawnDaemon({ args, wait: 'exit', timeoutMs: 5000 });
-      assert.deepEqual(d.exit(), { code: 2, signal: null }, d.stderr());
-      assert.match(d.lastStderrLine(), reason);
-    });
-  }
+  itRefusesAsUsage(bad);
 
-  it('is read from MEMORYD_BUSY_POLL_US when the flag is absent', async () => {
-    const d = await spawnDaemon({ env: { MEMORYD_BUSY_POLL_US: 'soon' }, wait: 'exit', timeoutMs: 5000 });
-    assert.deepEqual(d.exit(), { code: 2, signal: null }, d.stderr());
-    assert.match(d.lastStderrLine(), /--busy-poll-us must be a whole number, got "soon"/);
-  });
+  it('is read from MEMORYD_BUSY_POLL_US when the flag is absent', () => assertUsageError({ env: { MEMORYD_BUSY_POLL_US: 'soon' } }, /--busy-poll-us must be a whole number, got "soon"/));
 });

@@ -8,6 +8,7 @@ import { readdirSync } from 'node:fs';
 import { DaemonHello, MemoryAdd, MemoryList } from '@memoryd/protocol';
 import { cleanupAll, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
+import { assertUsageError, itRefusesAsUsage } from './helpers/usage-errors.js';
 import { PACKAGE_VERSION } from './helpers/shapes.js';
 
 after(cleanupAll);
@@ -79,17 +80,7 @@ describe('--index-memory', () => {
     ['zero', ['--index-memory', '0'], /--index-memory must be at least 1/],
     ['past a TiB', ['--index-memory', '1048577'], /--index-memory must be at most 1048576/],
   ];
-  for (const [name, args, reason] of bad) {
-    it(`${name} is a usage error (exit 2, one plain line)`, async () => {
-      const d = await spawnDaemon({ args, wait: 'exit', timeoutMs: 5000 });
-      assert.deepEqual(d.exit(), { code: 2, signal: null }, d.stderr());
-      assert.match(d.lastStderrLine(), reason);
-    });
-  }
+  itRefusesAsUsage(bad);
 
-  it('is read from MEMORYD_INDEX_MEMORY_MIB when the flag is absent', async () => {
-    const d = await spawnDaemon({ env: { MEMORYD_INDEX_MEMORY_MIB: 'half' }, wait: 'exit', timeoutMs: 5000 });
-    assert.deepEqual(d.exit(), { code: 2, signal: null }, d.stderr());
-    assert.match(d.lastStderrLine(), /--index-memory must be a whole number, got "half"/);
-  });
+  it('is read from MEMORYD_INDEX_MEMORY_MIB when the flag is absent', () => assertUsageError({ env: { MEMORYD_INDEX_MEMORY_MIB: 'half' } }, /--index-memory must be a whole number, got "half"/));
 });

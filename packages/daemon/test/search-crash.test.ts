@@ -221,19 +221,11 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
   assert.deepEqual(await d.stop(), { code: 0, signal: null });
   const images = () => readdirSync(join(d.dataDir, 'search')).filter((n) => n.endsWith('.index'));
   assert.equal(images().length, 2, 'one image per agent');
-  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
-  await opened(d, { inImages: 2, rebuilding: 0 });
-  c = await connect(d.socket);
-  await verify(c, model, 'read from the images');
-  c.socket.destroy();
+  d = await restartOnImages(d, model, 'read from the images');
 
   // A kill with no write since the images leaves them valid.
   assert.deepEqual(await d.kill(), { code: null, signal: 'SIGKILL' });
-  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
-  await opened(d, { inImages: 2, rebuilding: 0 });
-  c = await connect(d.socket);
-  await verify(c, model, 'images still valid after a kill with no writes');
-  c.socket.destroy();
+  d = await restartOnImages(d, model, 'images still valid after a kill with no writes');
 
   // A kill while an image was being written leaves its temporary file, or
   // (the disk's doing) a torn image: both are found, and the index rebuilt.
@@ -242,11 +234,7 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
   const path = join(d.dataDir, 'search', torn!);
   writeFileSync(`${path}.tmp`, readFileSync(path).subarray(0, 1000));
   truncateSync(path, Math.floor(statSync(path).size / 2));
-  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
-  await opened(d, { inImages: 2, rebuilding: 0 });
-  c = await connect(d.socket);
-  await verify(c, model, 'a torn image rebuilt');
-  c.socket.destroy();
+  d = await restartOnImages(d, model, 'a torn image rebuilt');
   assert.match(d.stderr(), /search index image damaged; rebuilding the index/, 'the torn image was found at its first read');
 
   // Writes after the images, then a kill: the images are older than the store, and rebuilt.
@@ -257,6 +245,19 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
   assert.deepEqual(await d.stop(), { code: 0, signal: null });
   assert.ok(!readdirSync(join(d.dataDir, 'search')).some((n) => n.endsWith('.tmp')), 'no temporary file left');
 });
+
+/**
+ * Starts a daemon on `d`'s data dir (stopped or killed), checks its log
+ * says both agents wait in images, and checks search against the model.
+ */
+async function restartOnImages(d: DaemonHandle, model: CrashModel, label: string): Promise<DaemonHandle> {
+  const next = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
+  await opened(next, { inImages: 2, rebuilding: 0 });
+  const c = await connect(next.socket);
+  await verify(c, model, label);
+  c.socket.destroy();
+  return next;
+}
 
 /** Waits (bounded) for the daemon's log line on how the search indexes came back, and checks it. */
 async function opened(d: DaemonHandle, want: { inImages: number; rebuilding: number }): Promise<void> {
