@@ -48,6 +48,29 @@ const BULK = 8;
 const SCAN = 4;
 
 /**
+ * A window scored whole reads its non-essential slots only for the facts
+ * that may still enter (probed) when those slots hold at least 1/REST of
+ * its postings: the common words of a query are then mostly left unread.
+ */
+const REST = 2;
+
+/**
+ * Widens a bound summed in another order than scoreDoc's sum (essential
+ * parts first, then the others' bounds) past any rounding that order may
+ * cost, so that it stays at or above the exact score.
+ */
+const SLACK = 1 + 2 ** -40;
+
+/**
+ * A probe costs about as much as reading this many postings: when a
+ * window's facts left to probe would cost more than reading the other
+ * slots whole, the next {@link RETRY} windows read them whole (twice as
+ * many each time it happens again in one search).
+ */
+const PROBE = 4;
+const RETRY = 8;
+
+/**
  * The working arrays of a search, kept between searches (they run one at
  * a time, synchronously): a window's frequencies, offsets, sums and
  * candidates are all zero again when a window ends, and a slot's table is
@@ -56,6 +79,8 @@ const SCAN = 4;
 const scratch = {
   scores: new Float64Array(WINDOW),
   candidates: new Uint32Array(WINDOW),
+  survivors: new Uint32Array(WINDOW),
+  survivorParts: new Float64Array(WINDOW),
   isCandidate: new Uint8Array(WINDOW),
   slotFreqs: [] as Uint32Array[],
   slotOffsets: [] as Uint32Array[],
@@ -160,9 +185,16 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   const scores = scratch.scores;
   /** The window's candidates (offsets), and which offsets are among them. */
   const candidates = scratch.candidates;
+  const survivors = scratch.survivors;
+  const survivorParts = scratch.survivorParts;
+  /** The window the one-essential-slot scoring is next tried at (see PROBE). */
+  let probeAgainAt = 0;
+  let retryGap = RETRY;
+  let windowNo = 0;
   const isCandidate = scratch.isCandidate;
   const tables = slots.map((_, s) => scratch.table(s));
   const filled = new Uint8Array(n);
+  const slotCount = new Uint32Array(n);
   const essential = new Uint8Array(n);
   const windowUb = new Float64Array(n);
   const known = new Uint8Array(n);
@@ -207,6 +239,32 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     filled[s] = 1;
   };
 
+  /**
+   * Finishes a candidate whose essential slots are known (`known`,
+   * `present`, `contrib`): the others probed, strongest first, while the
+   * fact can still enter; then, unless it cannot, offered with exactly
+   * scoreDoc's sum: the terms in query order, then the prefix part unless
+   * the fact holds the prefix's own word.
+   */
+  const settle = (d: number, at: number, length: number): void => {
+    for (let j = n - 1; j >= 0; j--) {
+      const s = order[j]!;
+      if (known[s] !== 0) continue;
+      if (prunable(boundNow())) return;
+      let f = 0;
+      if (filled[s] !== 0) f = freqs[s]![at]!;
+      else for (const r of slots[s]!.readers) f = Math.max(f, r.probe(d, alive));
+      known[s] = 1;
+      present[s] = f > 0 ? 1 : 0;
+      if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
+    }
+    if (prunable(boundNow())) return;
+    let score = 0;
+    for (let s = 0; s < n; s++) if (s !== prefix && present[s] !== 0) score += contrib[s]!;
+    if (prefix >= 0 && present[prefix] !== 0 && !(own >= 0 && present[own] !== 0)) score += contrib[prefix]!;
+    if (score > 0) offer(d, score);
+  };
+
   let top = -1;
   for (const slot of slots) for (const r of slot.readers) top = Math.max(top, r.top());
   if (k <= 0) top = -1;
@@ -243,9 +301,52 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       let count = 0;
       for (const r of slots[s]!.readers) count += r.count;
       allCount += count;
+      slotCount[s] = count;
       if (essential[s] !== 0) essentialCount += count;
     }
-    if (BULK * essentialCount >= allCount) {
+    // The one essential slot, when there is one (-1: none or several).
+    let lone = -1;
+    let restUb = 0;
+    let restCount = 0;
+    let restSlots = 0;
+    for (let s = 0; s < n; s++) {
+      if (essential[s] !== 0) lone = lone === -1 ? s : -2;
+      else if (windowUb[s]! > 0) {
+        restUb += windowUb[s]!;
+        restCount += slotCount[s]!;
+        restSlots++;
+      }
+    }
+    windowNo++;
+    if (BULK * essentialCount >= allCount && REST * restCount >= allCount && lone >= 0 && lone !== prefix && slots[lone]!.readers.length === 1 && windowNo >= probeAgainAt) {
+      // One essential slot, and most of the window's postings are the
+      // others' (a query's common words): score the essential slot's
+      // postings whole, then read the others only for the facts that can
+      // still enter with them at their bounds, as candidates.
+      // A part at or below `floor` cannot lift its fact to the threshold,
+      // with room to spare for rounding (settle decides exactly).
+      const floor = heapOrd.length < k ? 0 : Math.max(0, threshold / SLACK - restUb - threshold * (SLACK - 1));
+      gate.slot = lone;
+      const ns = slots[lone]!.readers[0]!.collect(base, hi, alive, tables[lone]!, slots[lone]!.weight, avg, lengths, floor, survivors, survivorParts, 0, gate);
+      passedLo.length = 0;
+      passedHi.length = 0;
+      // Newest first, as probes read down a window.
+      for (let i = 0; i < ns; i++) {
+        const at = survivors[i]!;
+        const d = base + at;
+        for (let s = 0; s < n; s++) known[s] = 0;
+        // One slot's part, added to 0: the very double of its contribution.
+        known[lone] = 1;
+        present[lone] = 1;
+        contrib[lone] = survivorParts[i]!;
+        settle(d, at, lengths[d]!);
+      }
+      // Many facts left to probe cost more than reading the others whole.
+      if (PROBE * ns * restSlots > restCount) {
+        probeAgainAt = windowNo + retryGap;
+        retryGap *= 2;
+      }
+    } else if (BULK * essentialCount >= allCount) {
       // Candidates would be most of what the window holds: score every
       // posting of it, slot by slot in slot order (so each fact's sum is in
       // scoreDoc's order), passing over the blocks that cannot matter, then
@@ -334,28 +435,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
           present[s] = f > 0 ? 1 : 0;
           if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
         }
-        let pruned = false;
-        for (let j = n - 1; j >= 0; j--) {
-          const s = order[j]!;
-          if (known[s] !== 0) continue;
-          if (prunable(boundNow())) {
-            pruned = true;
-            break;
-          }
-          let f = 0;
-          if (filled[s] !== 0) f = freqs[s]![at]!;
-          else for (const r of slots[s]!.readers) f = Math.max(f, r.probe(d, alive));
-          known[s] = 1;
-          present[s] = f > 0 ? 1 : 0;
-          if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
-        }
-        if (pruned || prunable(boundNow())) continue;
-        // Exactly scoreDoc's sum: the terms in query order, then the prefix
-        // part unless the fact holds the prefix's own word.
-        let score = 0;
-        for (let s = 0; s < n; s++) if (s !== prefix && present[s] !== 0) score += contrib[s]!;
-        if (prefix >= 0 && present[prefix] !== 0 && !(own >= 0 && present[own] !== 0)) score += contrib[prefix]!;
-        if (score > 0) offer(d, score);
+        settle(d, at, length);
       }
     }
     // Leave the window's arrays as they were: zero.

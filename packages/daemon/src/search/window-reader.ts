@@ -205,6 +205,80 @@ export class WindowReader {
     return n;
   }
 
+  /**
+   * Lists, newest first, each live posting in [base, hi] whose part
+   * (as {@link accumulate} adds it) is above `floor`: its offset from
+   * `base` in `offsets` and its part in `parts`, from `n`. Returns the new
+   * count. Parts the gate passes over are left out.
+   */
+  collect(
+    base: number,
+    hi: number,
+    alive: Uint8Array,
+    table: Float64Array,
+    weight: number,
+    avg: number,
+    lengths: Uint32Array,
+    floor: number,
+    offsets: Uint32Array,
+    parts: Float64Array,
+    n: number,
+    gate: BlockGate,
+  ): number {
+    const blocks = this.#blocks;
+    const bytes = blocks.bytes;
+    for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
+      if (gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) continue;
+      if (kind === WHOLE) {
+        const b = this.#part;
+        const start = n;
+        let at = blocks.off[b]!;
+        let ord = blocks.first[b]!;
+        for (let i = blocks.count[b]!; i > 0; i--) {
+          let x = bytes[at++]!;
+          if (x >= 0x80) {
+            x = this.#varint(x, at);
+            at = this.#varintEnd;
+          }
+          ord += x;
+          let f = bytes[at++]!;
+          if (f >= 0x80) {
+            f = this.#varint(f, at);
+            at = this.#varintEnd;
+          }
+          if (alive[ord] === 0) continue;
+          const v = part(table, weight, f, lengths[ord]!, avg);
+          if (v > floor) {
+            offsets[n] = ord - base;
+            parts[n++] = v;
+          }
+        }
+        // Decoded oldest first: turned round to newest first.
+        for (let i = start, j = n - 1; i < j; i++, j--) {
+          const o = offsets[i]!;
+          offsets[i] = offsets[j]!;
+          offsets[j] = o;
+          const v = parts[i]!;
+          parts[i] = parts[j]!;
+          parts[j] = v;
+        }
+        continue;
+      }
+      const count = this.#gather(base, hi, alive);
+      const at = this.#at;
+      const fs = this.#f;
+      for (let i = 0; i < count; i++) {
+        const o = at[i]!;
+        const v = part(table, weight, fs[i]!, lengths[base + o]!, avg);
+        if (v > floor) {
+          offsets[n] = o;
+          parts[n++] = v;
+        }
+      }
+    }
+    return n;
+  }
+
   /** The current part's live postings in [base, hi], newest first, as offsets from `base` and frequencies in #at and #f; returns how many. */
   #gather(base: number, hi: number, alive: Uint8Array): number {
     if (this.#at.length < this.#partTop + 1) {
