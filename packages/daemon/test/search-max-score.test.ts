@@ -114,4 +114,50 @@ describe('MaxScore with block bounds', () => {
     }
   });
 
+  test('equals exhaustive scoring when common words are read only for facts that can still enter', () => {
+    // Common words beside one rarer word or prefix: once the threshold
+    // leaves the common words non-essential, a window reads the rarer
+    // slot alone (its strong list, frequencies of 2 and more, when that
+    // is enough; a prefix's completions merged) and probes the common
+    // words for the facts left. Facts of 2-9 words, so
+    // that frequencies of 2 and more are common and lengths vary; some
+    // removed, some ids out of order.
+    const rand = random(89);
+    const index = new ResidentIndex();
+    const docs = new Map<string, DocTerms>();
+    for (let i = 0; i < 60_000; i++) {
+      const n = 2 + Math.floor(rand() * 7);
+      const picked = Array.from({ length: n }, () => zipfWord(rand));
+      // A second family of words, letters only (the analysis splits letters from digits), all
+      // of five: their prefixes (kx*, kxb*) are no word of their own.
+      if (rand() < 0.6) {
+        const r = Number.parseInt(zipfWord(rand).slice(1), 36);
+        picked.push(`kx${String.fromCharCode(97 + (r % 26), 97 + (Math.floor(r / 26) % 26))}q`);
+      }
+      const text = picked.join(' ');
+      const id = rand() < 0.01 ? ulid(Math.floor(rand() * 1e9)) : ulid(1e10 + i * 1000);
+      if (docs.has(id)) continue;
+      const doc = docTerms(text);
+      index.add(id, doc);
+      docs.set(id, doc);
+      if (rand() < 0.05) {
+        const victim = ulid(1e10 + Math.floor(rand() * i) * 1000);
+        const gone = docs.get(victim);
+        if (gone !== undefined) {
+          assert.equal(index.remove(victim, gone), true);
+          docs.delete(victim);
+        }
+      }
+    }
+    for (let q = 0; q < 2000; q++) {
+      const common = Array.from({ length: 1 + (q % 2) }, () => words[Math.floor(rand() * 4)]!);
+      const rarer = words[4 + Math.floor(rand() * 40)]!;
+      const last = [`kx*`, `kx${String.fromCharCode(97 + (q % 5))}*`, `${rarer.slice(0, Math.max(2, rarer.length - 1))}*`, rarer, rarer][q % 5]!;
+      const query = [...common, last].join(' ');
+      const k = [1, 10, 100, 200][q % 4]!;
+      const analysed = analyzeQuery(query);
+      assert.deepEqual(index.search(analysed, k), index.searchExhaustive(analysed, k), `query ${JSON.stringify(query)} k ${k}`);
+    }
+  });
+
 });

@@ -13,6 +13,13 @@ export interface Slot {
   weight: number;
   /** The most it adds to any fact: the best of its lists' frontier bounds. */
   ub: number;
+  /**
+   * A term's strong list (resident-index.ts: its postings of frequency 2
+   * or more; null when it has none), and the most any of its other
+   * postings adds. Absent for the prefix.
+   */
+  strong?: WindowReader | null;
+  weakBound?: number;
 }
 
 /** What the search needs of the facts. */
@@ -318,7 +325,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       }
     }
     windowNo++;
-    if (BULK * essentialCount >= allCount && REST * restCount >= allCount && lone >= 0 && lone !== prefix && slots[lone]!.readers.length === 1 && windowNo >= probeAgainAt) {
+    if (BULK * essentialCount >= allCount && REST * restCount >= allCount && lone >= 0 && (lone === prefix || slots[lone]!.readers.length === 1) && windowNo >= probeAgainAt) {
       // One essential slot, and most of the window's postings are the
       // others' (a query's common words): score the essential slot's
       // postings whole, then read the others only for the facts that can
@@ -327,7 +334,30 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // with room to spare for rounding (settle decides exactly).
       const floor = heapOrd.length < k ? 0 : Math.max(0, threshold / SLACK - restUb - threshold * (SLACK - 1));
       gate.slot = lone;
-      const ns = slots[lone]!.readers[0]!.collect(base, hi, alive, tables[lone]!, slots[lone]!.weight, avg, lengths, floor, survivors, survivorParts, 0, gate);
+      const slot = slots[lone]!;
+      let ns = 0;
+      if (lone === prefix) {
+        // The prefix's part is that of a fact's most frequent completion:
+        // its lists' frequencies merged first (the best kept), then read.
+        fillSlot(lone, base, hi);
+        const f = freqs[lone]!;
+        const list = offsets[lone]!;
+        for (let i = 0; i < counts[lone]!; i++) {
+          const at = list[i]!;
+          if (part(tables[lone]!, slot.weight, f[at]!, lengths[base + at]!, avg) > floor) survivors[ns++] = at;
+        }
+        // Newest first (the lists' offsets interleave); the parts again, the very doubles.
+        survivors.subarray(0, ns).sort().reverse();
+        for (let i = 0; i < ns; i++) survivorParts[i] = part(tables[lone]!, slot.weight, f[survivors[i]!]!, lengths[base + survivors[i]!]!, avg);
+      } else {
+        // When no weak posting can pass the floor, the strong list holds every one that can.
+        let reader: WindowReader | null = slot.readers[0]!;
+        if (slot.strong !== undefined && slot.weakBound !== undefined && slot.weakBound <= floor) {
+          reader = slot.strong;
+          reader?.bound(base, hi);
+        }
+        if (reader !== null) ns = reader.collect(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, floor, survivors, survivorParts, 0, gate);
+      }
       passedLo.length = 0;
       passedHi.length = 0;
       // Newest first, as probes read down a window.

@@ -52,6 +52,23 @@ export function compareCodePoints(a: string, b: string): number {
  */
 const WORD_BYTES = 250;
 
+/**
+ * A term's postings with at least this frequency are also kept in a list
+ * of their own, its strong list (under {@link strongKey}). A search that
+ * needs only the postings a frequency of 1 cannot give (max-score.ts: the
+ * weak parts all fall below what can still enter) reads that list alone:
+ * for a word in most facts, a fraction of its postings.
+ */
+export const STRONG_F = 2;
+
+/** No weak posting yet: {@link ResidentIndex}'s weakest length per list. */
+const NO_WEAK = 0xffffffff;
+
+/** The pool's key of a term's strong list (no analysed term holds a NUL). */
+function strongKey(term: string): string {
+  return `\u0000${term}`;
+}
+
 /** Prefixes whose completions are kept until the dictionary changes. */
 const MAX_CACHED_COMPLETIONS = 1024;
 
@@ -155,6 +172,12 @@ export class ResidentIndex {
   #lists = new PostingPool();
   /** ...and the older ones sealed in compressed blocks, all in ordinal order. */
   #blocks = new PostingBlocks();
+  /**
+   * Per list: the least length of a fact it ever held with a frequency
+   * below {@link STRONG_F} ({@link NO_WEAK}: none), which bounds what the
+   * postings left out of the term's strong list score.
+   */
+  #weakLen: Uint32Array = new Uint32Array(64).fill(NO_WEAK);
   readonly #surfaces = new Map<string, Surface>();
   /** What {@link complete} answered, by prefix, since the dictionary last changed. */
   readonly #completions = new Map<string, readonly Completion[]>();
@@ -201,6 +224,7 @@ export class ResidentIndex {
       alive: this.#alive.subarray(0, n),
       idParts: this.#idParts.subarray(0, 3 * n),
       slots: this.#slots,
+      weakLen: this.#weakLen,
     };
     for (const [name, a] of Object.entries(pool.arrays)) arrays[`pool.${name}`] = a;
     for (const [name, a] of Object.entries(blocks.arrays)) arrays[`blocks.${name}`] = a;
@@ -232,6 +256,7 @@ export class ResidentIndex {
     index.#alive = atLeast(s.arrays['alive'] as Uint8Array, room, (k) => new Uint8Array(k));
     index.#idParts = atLeast(s.arrays['idParts'] as Float64Array, 3 * room, (k) => new Float64Array(k));
     index.#slots = s.arrays['slots'] as Int32Array;
+    index.#weakLen = s.arrays['weakLen'] as Uint32Array;
     index.#count = n;
     index.#ordered = m.ordered;
     index.#facts = m.facts;
@@ -270,7 +295,7 @@ export class ResidentIndex {
    * map entries and objects dominate an agent with a large vocabulary).
    */
   get memoryBytes(): number {
-    const facts = this.#lengths.byteLength + this.#alive.byteLength + this.#idParts.byteLength + this.#slots.byteLength;
+    const facts = this.#lengths.byteLength + this.#alive.byteLength + this.#idParts.byteLength + this.#slots.byteLength + this.#weakLen.byteLength;
     return facts + this.#lists.byteSize + this.#blocks.memoryBytes + WORD_BYTES * this.#surfaces.size;
   }
 
@@ -386,13 +411,9 @@ export class ResidentIndex {
     this.#completions.clear();
     const ord = this.#newOrdinal(id, doc.length);
     for (const [term, frequency] of doc.terms) {
-      let list = this.#lists.list(term);
-      if (list < 0) list = this.#lists.listFor(own(term));
-      this.#blocks.ensureLists(list + 1);
-      this.#blocks.note(list, frequency, doc.length);
-      if (this.#staged !== undefined) this.#stage(list, ord, frequency);
-      else this.#append(list, ord, frequency);
-      this.#lists.df[list]!++;
+      const list = this.#post(term, ord, frequency, doc.length);
+      if (frequency >= STRONG_F) this.#post(strongKey(term), ord, frequency, doc.length);
+      else if (doc.length < this.#weakLen[list]!) this.#weakLen[list] = doc.length;
     }
     for (const [surface, { term }] of doc.surfaces) {
       const s = this.#surfaces.get(surface);
@@ -407,6 +428,22 @@ export class ResidentIndex {
     }
     if (this.#recent.length > RECENT_MAX && !this.#loading) this.#mergeSurfaces();
     return true;
+  }
+
+  /** Adds a posting to `key`'s list (created if need be); returns the list. */
+  #post(key: string, ord: number, frequency: number, length: number): number {
+    let list = this.#lists.list(key);
+    if (list < 0) {
+      list = this.#lists.listFor(own(key));
+      this.#blocks.ensureLists(list + 1);
+      if (list >= this.#weakLen.length) this.#weakLen = atLeast(this.#weakLen, 2 * (list + 1), (n) => new Uint32Array(n).fill(NO_WEAK));
+      this.#weakLen[list] = NO_WEAK;
+    }
+    this.#blocks.note(list, frequency, length);
+    if (this.#staged !== undefined) this.#stage(list, ord, frequency);
+    else this.#append(list, ord, frequency);
+    this.#lists.df[list]!++;
+    return list;
   }
 
   #stage(list: number, ord: number, frequency: number): void {
@@ -433,16 +470,9 @@ export class ResidentIndex {
     this.#facts--;
     this.#length -= this.#lengths[ord]!;
     this.#dead++;
-    for (const term of doc.terms.keys()) {
-      const lists = this.#lists;
-      const list = lists.list(term);
-      if (list < 0) continue;
-      const df = --lists.df[list]!;
-      const held = lists.size[list]! + this.#blocks.sealed[list]!;
-      if (df === 0) {
-        this.#blocks.drop(list);
-        lists.delete(term);
-      } else if (held >= 2 * BLOCK && held > 2 * df) this.#rebuildList(list, this.#alive);
+    for (const [term, frequency] of doc.terms) {
+      this.#unpost(term);
+      if (frequency >= STRONG_F) this.#unpost(strongKey(term));
     }
     for (const surface of doc.surfaces.keys()) {
       const s = this.#surfaces.get(surface);
@@ -455,6 +485,19 @@ export class ResidentIndex {
     if (this.#staleSorted > RECENT_MAX && this.#staleSorted * 2 > this.#sorted.length) this.#mergeSurfaces();
     if (this.#dead > 1024 && this.#dead > this.#facts) this.#renumber();
     return true;
+  }
+
+  /** Counts a removed fact's posting out of `key`'s list: dropped when none is left, rewritten when mostly dead. */
+  #unpost(key: string): void {
+    const lists = this.#lists;
+    const list = lists.list(key);
+    if (list < 0) return;
+    const df = --lists.df[list]!;
+    const held = lists.size[list]! + this.#blocks.sealed[list]!;
+    if (df === 0) {
+      this.#blocks.drop(list);
+      lists.delete(key);
+    } else if (held >= 2 * BLOCK && held > 2 * df) this.#rebuildList(list, this.#alive);
   }
 
   /** Appends a posting to a list's tail, sealing the tail into a block once it holds a whole one. */
@@ -637,7 +680,14 @@ export class ResidentIndex {
     let own = -1;
     for (const { term, idf } of plan.model.terms) {
       if (plan.own?.term === term) own = slots.length;
-      slots.push(this.#slot([this.#lists.list(term)], idf, plan.model.avgLength));
+      const list = this.#lists.list(term);
+      const slot = this.#slot([list], idf, plan.model.avgLength);
+      const strong = this.#lists.list(strongKey(term));
+      slot.strong = strong < 0 ? null : new WindowReader(this.#lists, this.#blocks, this.#lengths, strong, idf, plan.model.avgLength);
+      // The very expression a weak posting's part is: at least each of them.
+      const weakLen = list < 0 ? NO_WEAK : this.#weakLen[list]!;
+      slot.weakBound = weakLen === NO_WEAK ? 0 : idf * saturation(STRONG_F - 1, weakLen, plan.model.avgLength);
+      slots.push(slot);
     }
     let prefixSlot = -1;
     if (prefix !== undefined) {
