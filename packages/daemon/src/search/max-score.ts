@@ -15,10 +15,11 @@ export interface Slot {
   ub: number;
   /**
    * A term's strong list (resident-index.ts: its postings of frequency 2
-   * or more; null when it has none), and the most any of its other
+   * or more), read from the reader this gives (one, made at the first
+   * call; null when the term has none), and the most any of its other
    * postings adds. Absent for the prefix.
    */
-  strong?: WindowReader | null;
+  strong?: () => WindowReader | null;
   weakBound?: number;
 }
 
@@ -353,7 +354,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         // When no weak posting can pass the floor, the strong list holds every one that can.
         let reader: WindowReader | null = slot.readers[0]!;
         if (slot.strong !== undefined && slot.weakBound !== undefined && slot.weakBound <= floor) {
-          reader = slot.strong;
+          reader = slot.strong();
           reader?.bound(base, hi);
         }
         if (reader !== null) ns = reader.collect(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, floor, survivors, survivorParts, 0, gate);

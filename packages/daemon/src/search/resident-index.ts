@@ -683,7 +683,9 @@ export class ResidentIndex {
       const list = this.#lists.list(term);
       const slot = this.#slot([list], idf, plan.model.avgLength);
       const strong = this.#lists.list(strongKey(term));
-      slot.strong = strong < 0 ? null : new WindowReader(this.#lists, this.#blocks, this.#lengths, strong, idf, plan.model.avgLength);
+      // Made when a window first asks: most searches never do.
+      let reader: WindowReader | null | undefined;
+      slot.strong = () => (reader === undefined ? (reader = strong < 0 ? null : new WindowReader(this.#lists, this.#blocks, this.#lengths, strong, idf, plan.model.avgLength)) : reader);
       // The very expression a weak posting's part is: at least each of them.
       const weakLen = list < 0 ? NO_WEAK : this.#weakLen[list]!;
       slot.weakBound = weakLen === NO_WEAK ? 0 : idf * saturation(STRONG_F - 1, weakLen, plan.model.avgLength);

@@ -16,6 +16,12 @@ export interface BlockGate {
   passed(lo: number, hi: number): void;
 }
 
+/**
+ * #gather's output, shared by every reader: each caller reads it at once,
+ * before any other reader gathers (searches run one at a time).
+ */
+const gathered = { at: new Uint32Array(BLOCK), f: new Uint32Array(BLOCK) };
+
 /** What {@link WindowReader}'s #firstPart and #nextPart found. */
 const NONE = 0;
 const WHOLE = 1;
@@ -44,8 +50,9 @@ export class WindowReader {
   #tail: boolean;
   /** The newest block not yet wholly above the current window. */
   #block: number;
-  readonly #docs = new Uint32Array(BLOCK);
-  readonly #freqs = new Uint32Array(BLOCK);
+  /** A decoded block (#decoded), made at the first decode: most readers of a search never need one. */
+  #docs: Uint32Array | null = null;
+  #freqs: Uint32Array | null = null;
   #decoded = -3;
   #decodedCount = 0;
   /** Where the last {@link probe} found its block (-3: not yet). */
@@ -124,8 +131,8 @@ export class WindowReader {
       // every window it spans). Only accumulate decodes as it reads.
       if (kind === WHOLE) this.#decodePart();
       const count = this.#gather(base, hi, alive);
-      const at = this.#at;
-      const fs = this.#f;
+      const at = gathered.at;
+      const fs = gathered.f;
       for (let i = 0; i < count; i++) {
         const o = at[i]!;
         if (into[o] === 0) offsets[n++] = o;
@@ -191,8 +198,8 @@ export class WindowReader {
         continue;
       }
       const count = this.#gather(base, hi, alive);
-      const at = this.#at;
-      const fs = this.#f;
+      const at = gathered.at;
+      const fs = gathered.f;
       for (let i = 0; i < count; i++) {
         const o = at[i]!;
         scores[o]! += part(table, weight, fs[i]!, lengths[base + o]!, avg);
@@ -265,8 +272,8 @@ export class WindowReader {
         continue;
       }
       const count = this.#gather(base, hi, alive);
-      const at = this.#at;
-      const fs = this.#f;
+      const at = gathered.at;
+      const fs = gathered.f;
       for (let i = 0; i < count; i++) {
         const o = at[i]!;
         const v = part(table, weight, fs[i]!, lengths[base + o]!, avg);
@@ -279,17 +286,17 @@ export class WindowReader {
     return n;
   }
 
-  /** The current part's live postings in [base, hi], newest first, as offsets from `base` and frequencies in #at and #f; returns how many. */
+  /** The current part's live postings in [base, hi], newest first, as offsets from `base` and frequencies in `gathered`; returns how many. */
   #gather(base: number, hi: number, alive: Uint8Array): number {
-    if (this.#at.length < this.#partTop + 1) {
-      this.#at = new Uint32Array(Math.max(BLOCK, this.#partTop + 1));
-      this.#f = new Uint32Array(this.#at.length);
+    if (gathered.at.length < this.#partTop + 1) {
+      gathered.at = new Uint32Array(Math.max(BLOCK, this.#partTop + 1));
+      gathered.f = new Uint32Array(gathered.at.length);
     }
     const docs = this.#partDocs;
     const freqs = this.#partFreqs;
     const step = this.#partStep;
-    const at = this.#at;
-    const fs = this.#f;
+    const at = gathered.at;
+    const fs = gathered.f;
     let n = 0;
     for (let i = this.#partTop; i >= 0; i--) {
       const ord = docs[step * i]!;
@@ -315,9 +322,6 @@ export class WindowReader {
   #partStep = 1;
   #partFreqAt = 0;
   #partTop = -1;
-  /** Scratch of #gather. */
-  #at = new Uint32Array(BLOCK);
-  #f = new Uint32Array(BLOCK);
 
   #firstPart(base: number, hi: number): number {
     const pairs = this.#pool.pairs;
@@ -348,11 +352,11 @@ export class WindowReader {
 
   /** Decodes the block #part into the block scratch, as the part's postings to read. */
   #decodePart(): void {
-    this.#partDocs = this.#docs;
-    this.#partFreqs = this.#freqs;
+    this.#partTop = this.#decode(this.#part) - 1;
+    this.#partDocs = this.#docs!;
+    this.#partFreqs = this.#freqs!;
     this.#partStep = 1;
     this.#partFreqAt = 0;
-    this.#partTop = this.#decode(this.#part) - 1;
   }
 
   /** Where the last {@link #varint} ended. */
@@ -397,13 +401,13 @@ export class WindowReader {
     while (b >= 0 && blocks.first[b]! > d) b = blocks.prev[b]!;
     this.#probeBlock = b;
     if (b < 0 || blocks.last[b]! < d) return 0;
-    const docs = this.#docs;
     let lo = 0;
     let hi = this.#decode(b) - 1;
+    const docs = this.#docs!;
     while (lo <= hi) {
       const mid = (lo + hi) >>> 1;
       const ord = docs[mid]!;
-      if (ord === d) return this.#freqs[mid]!;
+      if (ord === d) return this.#freqs![mid]!;
       if (ord < d) lo = mid + 1;
       else hi = mid - 1;
     }
@@ -435,6 +439,8 @@ export class WindowReader {
   /** Decodes block `b` into the block scratch, unless it is there already; returns its postings. */
   #decode(b: number): number {
     if (this.#decoded !== b) {
+      this.#docs ??= new Uint32Array(BLOCK);
+      this.#freqs ??= new Uint32Array(BLOCK);
       this.#decodedCount = this.#blocks.decode(b, this.#docs, this.#freqs);
       this.#decoded = b;
     }
