@@ -422,9 +422,16 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       if (dense) {
         // Newest first: with ids in ordinal order, a fact met later then
         // loses a tie to every fact held, so a tie is passed over here.
+        // The bar in a local (the loop reads it for every fact): any sum
+        // above 0 while fewer than k are held, then the threshold.
+        let bar = heapOrd.length < k ? 0 : threshold;
+        const ties = !ordered;
         for (let at = size - 1; at >= 0; at--) {
           const score = scores[at]!;
-          if (score > 0 && (score > threshold || (score === threshold && !ordered))) offer(base + at, score);
+          if (score > bar || (ties && score === bar && score > 0)) {
+            offer(base + at, score);
+            if (heapOrd.length >= k) bar = threshold;
+          }
         }
         scores.fill(0, 0, size);
       } else {
