@@ -31,6 +31,14 @@ function zipfWord(rand: () => number): string {
 
 const ulid = (i: number) => `01ARZ3NDEK${String(i).padStart(16, '0')}`;
 
+/** Removes the fact with `id` from the index and from `docs`, if it is there. */
+function removeIfThere(index: ResidentIndex, docs: Map<string, DocTerms>, id: string): void {
+  const gone = docs.get(id);
+  if (gone === undefined) return;
+  assert.equal(index.remove(id, gone), true);
+  docs.delete(id);
+}
+
 describe('MaxScore with block bounds', () => {
   test('equals exhaustive scoring on 3,000 random queries at 100,000 facts', () => {
     const rand = random(53);
@@ -49,14 +57,7 @@ describe('MaxScore with block bounds', () => {
       docs.set(id, doc);
       texts.push(text);
       // Some removals throughout: dead postings in sealed blocks, and lists rebuilt.
-      if (rand() < 0.15) {
-        const victim = ulid(1e10 + Math.floor(rand() * next) * 1000);
-        const gone = docs.get(victim);
-        if (gone !== undefined) {
-          assert.equal(index.remove(victim, gone), true);
-          docs.delete(victim);
-        }
-      }
+      if (rand() < 0.15) removeIfThere(index, docs, ulid(1e10 + Math.floor(rand() * next) * 1000));
     }
     assert.equal(index.facts, docs.size);
     let compared = 0;
@@ -97,14 +98,7 @@ describe('MaxScore with block bounds', () => {
       index.add(id, doc);
       docs.set(id, doc);
       texts.push(text);
-      if (rand() < 0.05 && i > 10) {
-        const victim = ulid(1e10 + Math.floor(rand() * i) * 1000);
-        const gone = docs.get(victim);
-        if (gone !== undefined) {
-          assert.equal(index.remove(victim, gone), true);
-          docs.delete(victim);
-        }
-      }
+      if (rand() < 0.05 && i > 10) removeIfThere(index, docs, ulid(1e10 + Math.floor(rand() * i) * 1000));
     }
     for (let q = 0; q < 2000; q++) {
       const query = Array.from({ length: 1 + (q % 2) }, () => words[Math.floor(rand() * (q % 3 === 0 ? 5 : 60))]!).join(' ');
@@ -140,14 +134,7 @@ describe('MaxScore with block bounds', () => {
       const doc = docTerms(text);
       index.add(id, doc);
       docs.set(id, doc);
-      if (rand() < 0.05) {
-        const victim = ulid(1e10 + Math.floor(rand() * i) * 1000);
-        const gone = docs.get(victim);
-        if (gone !== undefined) {
-          assert.equal(index.remove(victim, gone), true);
-          docs.delete(victim);
-        }
-      }
+      if (rand() < 0.05) removeIfThere(index, docs, ulid(1e10 + Math.floor(rand() * i) * 1000));
     }
     for (let q = 0; q < 2000; q++) {
       const common = Array.from({ length: 1 + (q % 2) }, () => words[Math.floor(rand() * 4)]!);

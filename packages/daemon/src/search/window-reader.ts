@@ -22,6 +22,26 @@ export interface BlockGate {
  */
 const gathered = { at: new Uint32Array(BLOCK), f: new Uint32Array(BLOCK) };
 
+/**
+ * What WindowReader's #read does with one posting's part `v` at offset
+ * `o`: adds it to the sums (`parts` null), listing the offset the first
+ * time when `listed` is given; or lists it with its part when above
+ * `floor`. Returns the new count of offsets.
+ */
+function take(o: number, v: number, scores: Float64Array | null, listed: Uint8Array | null, offsets: Uint32Array, n: number, floor: number, parts: Float64Array | null): number {
+  if (parts === null) {
+    scores![o]! += v;
+    if (listed !== null && listed[o] === 0) {
+      listed[o] = 1;
+      offsets[n++] = o;
+    }
+  } else if (v > floor) {
+    offsets[n] = o;
+    parts[n++] = v;
+  }
+  return n;
+}
+
 /** What {@link WindowReader}'s #firstPart and #nextPart found. */
 const NONE = 0;
 const WHOLE = 1;
@@ -163,53 +183,7 @@ export class WindowReader {
     n: number,
     gate: BlockGate | null,
   ): number {
-    const blocks = this.#blocks;
-    const bytes = blocks.bytes;
-    for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
-      if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
-        if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
-        else gate.passed(blocks.first[this.#part]!, blocks.last[this.#part]!);
-        continue;
-      }
-      if (kind === WHOLE) {
-        const b = this.#part;
-        let at = blocks.off[b]!;
-        let ord = blocks.first[b]!;
-        for (let i = blocks.count[b]!; i > 0; i--) {
-          let x = bytes[at++]!;
-          if (x >= 0x80) {
-            x = this.#varint(x, at);
-            at = this.#varintEnd;
-          }
-          ord += x;
-          let f = bytes[at++]!;
-          if (f >= 0x80) {
-            f = this.#varint(f, at);
-            at = this.#varintEnd;
-          }
-          if (alive[ord] === 0) continue;
-          const o = ord - base;
-          scores[o]! += part(table, weight, f, lengths[ord]!, avg);
-          if (listed !== null && listed[o] === 0) {
-            listed[o] = 1;
-            offsets[n++] = o;
-          }
-        }
-        continue;
-      }
-      const count = this.#gather(base, hi, alive);
-      const at = gathered.at;
-      const fs = gathered.f;
-      for (let i = 0; i < count; i++) {
-        const o = at[i]!;
-        scores[o]! += part(table, weight, fs[i]!, lengths[base + o]!, avg);
-        if (listed !== null && listed[o] === 0) {
-          listed[o] = 1;
-          offsets[n++] = o;
-        }
-      }
-    }
-    return n;
+    return this.#read(base, hi, alive, table, weight, avg, lengths, gate, scores, listed, offsets, n, 0, null);
   }
 
   /**
@@ -232,10 +206,39 @@ export class WindowReader {
     n: number,
     gate: BlockGate,
   ): number {
+    return this.#read(base, hi, alive, table, weight, avg, lengths, gate, null, null, offsets, n, floor, parts);
+  }
+
+  /**
+   * The one loop of {@link accumulate} (`parts` null: each part added to
+   * `scores`) and {@link collect} (each part above `floor` listed in
+   * `parts`): the parts of [base, hi] the gate does not pass over, a block
+   * wholly in the window decoded as it is read.
+   */
+  #read(
+    base: number,
+    hi: number,
+    alive: Uint8Array,
+    table: Float64Array,
+    weight: number,
+    avg: number,
+    lengths: Uint32Array,
+    gate: BlockGate | null,
+    scores: Float64Array | null,
+    listed: Uint8Array | null,
+    offsets: Uint32Array,
+    n: number,
+    floor: number,
+    parts: Float64Array | null,
+  ): number {
     const blocks = this.#blocks;
     const bytes = blocks.bytes;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
-      if (gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) continue;
+      if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
+        if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
+        else gate.passed(blocks.first[this.#part]!, blocks.last[this.#part]!);
+        continue;
+      }
       if (kind === WHOLE) {
         const b = this.#part;
         const start = n;
@@ -254,20 +257,18 @@ export class WindowReader {
             at = this.#varintEnd;
           }
           if (alive[ord] === 0) continue;
-          const v = part(table, weight, f, lengths[ord]!, avg);
-          if (v > floor) {
-            offsets[n] = ord - base;
-            parts[n++] = v;
-          }
+          n = take(ord - base, part(table, weight, f, lengths[ord]!, avg), scores, listed, offsets, n, floor, parts);
         }
-        // Decoded oldest first: turned round to newest first.
-        for (let i = start, j = n - 1; i < j; i++, j--) {
-          const o = offsets[i]!;
-          offsets[i] = offsets[j]!;
-          offsets[j] = o;
-          const v = parts[i]!;
-          parts[i] = parts[j]!;
-          parts[j] = v;
+        // Decoded oldest first: a list turned round to newest first.
+        if (parts !== null) {
+          for (let i = start, j = n - 1; i < j; i++, j--) {
+            const o = offsets[i]!;
+            offsets[i] = offsets[j]!;
+            offsets[j] = o;
+            const v = parts[i]!;
+            parts[i] = parts[j]!;
+            parts[j] = v;
+          }
         }
         continue;
       }
@@ -276,11 +277,7 @@ export class WindowReader {
       const fs = gathered.f;
       for (let i = 0; i < count; i++) {
         const o = at[i]!;
-        const v = part(table, weight, fs[i]!, lengths[base + o]!, avg);
-        if (v > floor) {
-          offsets[n] = o;
-          parts[n++] = v;
-        }
+        n = take(o, part(table, weight, fs[i]!, lengths[base + o]!, avg), scores, listed, offsets, n, floor, parts);
       }
     }
     return n;
