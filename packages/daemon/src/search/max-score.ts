@@ -357,7 +357,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
           reader = slot.strong();
           reader?.bound(base, hi);
         }
-        if (reader !== null) ns = reader.collect(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, floor, survivors, survivorParts, 0, gate);
+        if (reader !== null) ns = reader.read(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, gate, null, null, survivors, 0, floor, survivorParts);
       }
       passedLo.length = 0;
       passedHi.length = 0;
@@ -396,7 +396,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         // One list per slot: a fact in a block's range holds the slot's word there or not at all.
         const readers = slots[s]!.readers;
         gate.slot = s;
-        for (const r of readers) nc = r.accumulate(base, hi, alive, table, weight, avg, lengths, scores, listed, candidates, nc, readers.length === 1 ? gate : null);
+        for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, scores, listed, candidates, nc, 0, null);
       }
       if (prefix >= 0 && windowUb[prefix]! > 0) {
         fillSlot(prefix, base, hi);

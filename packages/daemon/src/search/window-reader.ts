@@ -23,7 +23,7 @@ export interface BlockGate {
 const gathered = { at: new Uint32Array(BLOCK), f: new Uint32Array(BLOCK) };
 
 /**
- * What WindowReader's #read does with one posting's part `v` at offset
+ * What WindowReader's read does with one posting's part `v` at offset
  * `o`: adds it to the sums (`parts` null), listing the offset the first
  * time when `listed` is given; or lists it with its part when above
  * `floor`. Returns the new count of offsets.
@@ -148,7 +148,7 @@ export class WindowReader {
   fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array, offsets: Uint32Array, n: number): number {
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
       // Read from arrays: the tail's pairs, or a block decoded once (for
-      // every window it spans). Only accumulate decodes as it reads.
+      // every window it spans). Only read decodes as it reads.
       if (kind === WHOLE) this.#decodePart();
       const count = this.#gather(base, hi, alive);
       const at = gathered.at;
@@ -163,59 +163,20 @@ export class WindowReader {
   }
 
   /**
-   * Adds to `scores[ord - base]`, for each live posting in [base, hi],
-   * its part (part-table.ts: `weight × saturation(f, length, avg)`, the
-   * expression scoreDoc evaluates), and lists each offset not yet in
-   * `listed` in `offsets` (from `n`; none with no `listed`: the caller
-   * scans the sums). Returns the new count.
+   * Reads the live postings of [base, hi] (the window {@link bound} moved
+   * to), less the parts the gate passes over, each scored by its part
+   * (part-table.ts: `weight × saturation(f, length, avg)`, the expression
+   * scoreDoc evaluates). Two ways, returning the new count of offsets:
+   *
+   * - `parts` null (accumulate): adds each part to `scores[ord - base]`,
+   *   listing each offset not yet in `listed` in `offsets` (from `n`; none
+   *   without `listed`: the caller scans the sums).
+   * - else (collect): lists, newest first, each posting whose part is above
+   *   `floor`, its offset in `offsets` and its part in `parts` (from `n`).
+   *
+   * A block wholly in the window is decoded as it is read.
    */
-  accumulate(
-    base: number,
-    hi: number,
-    alive: Uint8Array,
-    table: Float64Array,
-    weight: number,
-    avg: number,
-    lengths: Uint32Array,
-    scores: Float64Array,
-    listed: Uint8Array | null,
-    offsets: Uint32Array,
-    n: number,
-    gate: BlockGate | null,
-  ): number {
-    return this.#read(base, hi, alive, table, weight, avg, lengths, gate, scores, listed, offsets, n, 0, null);
-  }
-
-  /**
-   * Lists, newest first, each live posting in [base, hi] whose part
-   * (as {@link accumulate} adds it) is above `floor`: its offset from
-   * `base` in `offsets` and its part in `parts`, from `n`. Returns the new
-   * count. Parts the gate passes over are left out.
-   */
-  collect(
-    base: number,
-    hi: number,
-    alive: Uint8Array,
-    table: Float64Array,
-    weight: number,
-    avg: number,
-    lengths: Uint32Array,
-    floor: number,
-    offsets: Uint32Array,
-    parts: Float64Array,
-    n: number,
-    gate: BlockGate,
-  ): number {
-    return this.#read(base, hi, alive, table, weight, avg, lengths, gate, null, null, offsets, n, floor, parts);
-  }
-
-  /**
-   * The one loop of {@link accumulate} (`parts` null: each part added to
-   * `scores`) and {@link collect} (each part above `floor` listed in
-   * `parts`): the parts of [base, hi] the gate does not pass over, a block
-   * wholly in the window decoded as it is read.
-   */
-  #read(
+  read(
     base: number,
     hi: number,
     alive: Uint8Array,
