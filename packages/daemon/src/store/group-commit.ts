@@ -5,17 +5,27 @@ import type { BatchOp, Db } from './context.js';
 type RawBatch = (ops: BatchOp[], options: { sync: boolean }) => Promise<void>;
 
 /**
- * classic-level's own `_batch` (abstract-level's interface for
- * implementations), which hands `{type, key, value}` straight to LevelDB's
- * WriteBatch. The public `db.batch` first copies, validates and re-encodes
- * every operation, ~5 µs each: with the search index a fact is some 30
- * operations, and that was a third of an add's time. Our operations are
- * already UTF-8 strings with prefixed keys (see WriteBatch), and the store
- * only writes while open. Falls back to `db.batch` should a release drop it.
+ * The store's one way to write: a chained batch of classic-level's public
+ * API, filled with the operations and written as one LevelDB WriteBatch.
+ * Paired here on 6-operation batches without sync, it cost 165-210 µs
+ * against 330-350 µs for the array form of `batch()`, which copies and
+ * checks every operation first. (Before, the store called the
+ * implementations' `_batch`, which is not public: 77-116 µs.)
  */
 function rawBatch(db: Db): RawBatch {
-  const own = (db as unknown as { _batch?: RawBatch })._batch;
-  return typeof own === 'function' ? own.bind(db) : (ops, options) => db.batch(ops, options);
+  return async (ops, options) => {
+    const batch = db.batch();
+    try {
+      for (const op of ops) {
+        if (op.type === 'put') batch.put(op.key, op.value);
+        else batch.del(op.key);
+      }
+    } catch (err) {
+      await batch.close();
+      throw err;
+    }
+    await batch.write(options);
+  };
 }
 
 interface Pending {
