@@ -23,7 +23,8 @@ The memoryd MCP server: speaks MCP over stdio (stdout carries only MCP
 messages) and forwards its tools (memory_search, memory_add, memory_reflect,
 checkpoint_save, checkpoint_resume) to the memoryd daemon over its Unix
 socket. It connects on the first tool call and starts the daemon when none
-answers.
+answers. When stdin closes it answers the calls it has read (for at most
+10 s), then exits 0.
 
 Options (each also settable by the environment variable shown):
 ${CONNECTION_HELP}

@@ -84,6 +84,30 @@ describe('the memoryd-mcp bin', () => {
     }
   });
 
+  test('closing stdin with calls still in flight answers them all before exiting', async () => {
+    // A script may write its requests and close stdin at once: every call
+    // it sent is answered (and stored) before the shim leaves.
+    const shim = spawnShim(['--socket', daemon.socket, '--no-autostart']);
+    shim.send(INITIALIZE);
+    await shim.response(1);
+    shim.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const ids = Array.from({ length: 20 }, (_, i) => 10 + i);
+    for (const id of ids) shim.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'memory_add', arguments: { agent_id: 'drain', content: `drained fact number ${id}` } } });
+    shim.endInput();
+    const exit = await withTimeout(shim.exited, 15_000, 'the shim to exit after stdin closed');
+    assert.deepEqual(exit, { code: 0, signal: null });
+    const answers = shim
+      .stdout()
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as { id: number; result?: { isError?: boolean } });
+    assert.deepEqual(answers.map((a) => a.id).sort((a, b) => a - b), [1, ...ids]);
+    for (const a of answers) assert.equal(a.result?.isError, undefined, JSON.stringify(a));
+    s = await overStdio(['--socket', daemon.socket, '--no-autostart']);
+    const found = assertSuccess(s, 'memory_search', await s.call('memory_search', { agent_id: 'drain', query: 'drained', limit: 50 }));
+    assert.equal((found.structured['facts'] as unknown[]).length, ids.length);
+  });
+
   test('stdout carries only MCP messages, and closing stdin exits 0 with the daemon connection open', async () => {
     const shim = spawnShim(['--socket', daemon.socket, '--no-autostart']);
     shim.send(INITIALIZE);
