@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { MemoryStore } from '@memoryd/daemon';
+import { type MemoryStore, createLogger } from '@memoryd/daemon';
 import { prng as random } from '@memoryd/test-support';
 import { monotonicFactory } from 'ulid';
 import { openTempStore, reopen, useStoreCleanup } from './helpers/store.js';
@@ -151,9 +151,14 @@ describe('search indexes across restarts', () => {
       utimesSync(path, new Date(2e12), new Date(2e12));
     };
     newest(image);
-    current = await reopen(current, dataDir);
+    // Read ahead with its checksum taken as it came in: used as it is, not rebuilt.
+    const log: string[] = [];
+    current = await reopen(current, dataDir, { logger: createLogger('debug', (line) => log.push(line)) });
     assert.deepEqual(await answers(current, qs), want);
     assert.deepEqual((await current.searchFacts({ agentId: 'other', query: 'other5' })).facts, wantOther);
+    const read = log.map((line) => JSON.parse(line) as { msg: string; agentId?: string });
+    assert.ok(read.some((e) => e.msg === 'search index read from its image' && e.agentId === AGENT), 'the image read ahead is used');
+    assert.deepEqual(read.filter((e) => /rebuild/.test(e.msg)), [], 'nothing is rebuilt');
     // The other agent's is newest: the first search of this one reads its own.
     await current.close();
     newest(otherImage);
@@ -166,8 +171,10 @@ describe('search indexes across restarts', () => {
     bytes[Math.floor(bytes.length / 3)]! ^= 0x10;
     writeFileSync(image, bytes);
     newest(image);
-    current = await reopen(current, dataDir);
+    log.length = 0;
+    current = await reopen(current, dataDir, { logger: createLogger('debug', (line) => log.push(line)) });
     assert.deepEqual(await answers(current, qs), want, 'a damaged image read ahead is rebuilt');
+    assert.ok(log.some((line) => line.includes('search index image damaged; rebuilding the index') && line.includes('checksum mismatch')), 'the checksum caught it');
   });
 
   test('a stop out of time for images leaves them to a rebuild, and every answer is the same', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { DaemonError, type DaemonErrorCode, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
+import { DaemonError, type DaemonErrorCode, type Logger, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
 import { sealValue } from './seal.js';
 
@@ -20,6 +20,8 @@ export interface TempStoreOptions {
   indexMemoryBytes?: number;
   /** How long a stop may spend writing index images. */
   stopImagesMs?: number;
+  /** Where the store logs (silent by default). */
+  logger?: Logger;
 }
 
 /** Opens a store (sync on, as the daemon's default) in a temp data dir. */
@@ -28,7 +30,7 @@ export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ stor
   const store = await openStore({
     dataDir,
     sync: true,
-    logger: silentLogger,
+    logger: opts.logger ?? silentLogger,
     ...(opts.exportCursorTtlMs === undefined ? {} : { exportCursorTtlMs: opts.exportCursorTtlMs }),
     ...(opts.indexMemoryBytes === undefined ? {} : { indexMemoryBytes: opts.indexMemoryBytes }),
     ...(opts.stopImagesMs === undefined ? {} : { stopImagesMs: opts.stopImagesMs }),
