@@ -14,9 +14,6 @@ export interface IndexSnapshot {
 }
 
 const MAGIC = 'memoryd-index\n';
-
-/** An image ends with the CRC-32 of everything before it, this many bytes, little-endian. */
-export const CHECKSUM_BYTES = 4;
 const KINDS = { u8: Uint8Array, u32: Uint32Array, i32: Int32Array, f64: Float64Array } as const;
 type Kind = keyof typeof KINDS;
 
@@ -72,17 +69,14 @@ export function encodeImage(snapshot: IndexSnapshot): Uint8Array[] {
 
 /**
  * The snapshot an image file holds, its arrays viewing `file` (no copy);
- * throws when the file is not a whole, intact image. `bodyCrc`: the
- * CRC-32 of all but its last {@link CHECKSUM_BYTES}, when the reader
- * computed it as the bytes came in.
+ * throws when the file is not a whole, intact image.
  */
-export function decodeImage(file: Buffer, bodyCrc?: number): IndexSnapshot {
+export function decodeImage(file: Buffer): IndexSnapshot {
   // Typed array views need aligned offsets: a buffer of its own has them.
   const bytes = file.byteOffset % 8 === 0 ? file : Buffer.from(file);
   if (bytes.length < MAGIC.length + 8 || bytes.toString('latin1', 0, MAGIC.length) !== MAGIC) throw new Error('not a memoryd index image');
-  const body = bytes.subarray(0, bytes.length - CHECKSUM_BYTES);
-  const crc = bytes === file && bodyCrc !== undefined ? bodyCrc : crc32(body);
-  if (crc >>> 0 !== bytes.readUInt32LE(bytes.length - CHECKSUM_BYTES)) throw new Error('checksum mismatch: the image is torn or damaged');
+  const body = bytes.subarray(0, bytes.length - 4);
+  if ((crc32(body) >>> 0) !== bytes.readUInt32LE(bytes.length - 4)) throw new Error('checksum mismatch: the image is torn or damaged');
   const jsonLength = bytes.readUInt32LE(MAGIC.length);
   const header = JSON.parse(bytes.toString('utf8', MAGIC.length + 4, MAGIC.length + 4 + jsonLength)) as Header;
   const dataStart = Math.ceil((MAGIC.length + 4 + jsonLength) / 8) * 8;

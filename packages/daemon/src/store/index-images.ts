@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { crc32 } from 'node:zlib';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { ANALYSIS_VERSION } from '../search/analyze.js';
-import { CHECKSUM_BYTES, decodeImage, encodeImage } from '../search/index-image.js';
+import { decodeImage, encodeImage } from '../search/index-image.js';
 import { ResidentIndex } from '../search/resident-index.js';
 
 /**
@@ -44,7 +43,7 @@ export class IndexImages {
   readonly #dir: string;
   readonly #logger: Logger;
   /** The image being read ahead: its path and its bytes on the way (undefined if they cannot be read). */
-  #prefetch: { path: string; bytes: Promise<ImageFile | undefined>; timer: NodeJS.Timeout } | undefined;
+  #prefetch: { path: string; bytes: Promise<Buffer | undefined>; timer: NodeJS.Timeout } | undefined;
 
   constructor(dataDir: string, logger: Logger) {
     this.#dir = join(dataDir, 'search');
@@ -85,7 +84,7 @@ export class IndexImages {
     if (newest === undefined) return;
     const path = newest.path;
     // A failed read is the search's to meet again, and to log.
-    const bytes = readChecked(path).catch(() => undefined);
+    const bytes = readFile(path).catch(() => undefined);
     const timer = setTimeout(() => {
       if (this.#prefetch?.path === path) this.#prefetch = undefined;
     }, PREFETCH_KEEP_MS);
@@ -94,7 +93,7 @@ export class IndexImages {
   }
 
   /** The agent's image as read ahead, if it is the one {@link prefetchNewest} chose; given once. */
-  async prefetched(agentId: string): Promise<ImageFile | undefined> {
+  async prefetched(agentId: string): Promise<Buffer | undefined> {
     const ahead = this.#prefetch;
     if (ahead === undefined || ahead.path !== this.path(agentId)) return undefined;
     this.#prefetch = undefined;
@@ -106,17 +105,17 @@ export class IndexImages {
    * The agent's index from its image (`read`: its bytes, read ahead), if
    * there is one that matches `expected`; why not is logged.
    */
-  load(agentId: string, expected: ImageStamp, read?: ImageFile): ResidentIndex | undefined {
+  load(agentId: string, expected: ImageStamp, read?: Buffer): ResidentIndex | undefined {
     const path = this.path(agentId);
     let file: Buffer;
     try {
-      file = read?.bytes ?? readFileSync(path);
+      file = read ?? readFileSync(path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') this.#logger.warn('cannot read a search index image; rebuilding the index', { agentId, path, err });
       return undefined;
     }
     try {
-      const snapshot = decodeImage(file, read?.bodyCrc);
+      const snapshot = decodeImage(file);
       const meta = snapshot.meta as unknown as ImageMeta;
       const why =
         meta.version !== ImageVersion
@@ -196,50 +195,5 @@ export class IndexImages {
     } catch {
       // Not every platform syncs a directory; the rename stands either way.
     }
-  }
-}
-
-/** An image file's bytes, read ahead, with the checksum of its body as it came in. */
-export interface ImageFile {
-  bytes: Buffer;
-  bodyCrc: number;
-}
-
-/**
- * Bytes read from the file per call, from the first to the most: each
- * chunk is checksummed while the next is on its way, and chunks double
- * so that a large image takes few calls and a small one still several.
- */
-const FIRST_CHUNK = 64 * 1024;
-const READ_CHUNK = 8 * 1024 * 1024;
-
-/**
- * Reads an image file whole into a buffer of its own (8-aligned for the
- * arrays' views), computing the CRC-32 of its body chunk by chunk, each
- * while the next chunk is read: at a million facts the checksum of 76 MB
- * then costs the start little beyond the read itself.
- */
-async function readChecked(path: string): Promise<ImageFile> {
-  const handle = await open(path, 'r');
-  try {
-    const { size } = await handle.stat();
-    const bytes = Buffer.allocUnsafeSlow(size);
-    const body = Math.max(0, size - CHECKSUM_BYTES);
-    let crc = 0;
-    let at = 0;
-    let chunk = FIRST_CHUNK;
-    let next = size > 0 ? handle.read(bytes, 0, Math.min(chunk, size), 0) : undefined;
-    while (next !== undefined) {
-      const { bytesRead } = await next;
-      if (bytesRead === 0) throw new Error(`the image ended at ${at} of ${size} bytes`);
-      const from = at;
-      at += bytesRead;
-      chunk = Math.min(2 * chunk, READ_CHUNK);
-      next = at < size ? handle.read(bytes, at, Math.min(chunk, size - at), at) : undefined;
-      if (from < body) crc = crc32(bytes.subarray(from, Math.min(at, body)), crc);
-    }
-    return { bytes, bodyCrc: crc >>> 0 };
-  } finally {
-    await handle.close();
   }
 }

@@ -5,7 +5,7 @@ import { ResidentIndex } from '../search/resident-index.js';
 import type { AgentStats } from './codec.js';
 import type { Db, Sublevels } from './context.js';
 import { buildIndex } from './index-builder.js';
-import type { ImageFile, ImageStamp, IndexImages } from './index-images.js';
+import type { ImageStamp, IndexImages } from './index-images.js';
 
 /** One fact entering (+1) or leaving (-1) an agent's current set, as its batch recorded it. */
 export interface IndexChange {
@@ -164,7 +164,7 @@ export class SearchIndexes {
    * an image that does not match is rebuilt instead (from the store,
    * which holds those changes).
    */
-  #warm(agentId: string, read?: ImageFile): ResidentIndex | undefined {
+  #warm(agentId: string, read?: Buffer): ResidentIndex | undefined {
     const cold = this.#cold.get(agentId)!;
     this.#cold.delete(agentId);
     this.#pendingBytes -= cold.pendingBytes;
