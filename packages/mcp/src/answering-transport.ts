@@ -14,7 +14,7 @@ export class AnsweringTransport implements Transport {
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
   readonly #inner: Transport;
   readonly #open = new Set<RequestId>();
-  #waiters: Array<() => void> = [];
+  readonly #waiters: Array<() => void> = [];
 
   constructor(inner: Transport) {
     this.#inner = inner;
@@ -27,11 +27,6 @@ export class AnsweringTransport implements Transport {
       }
       this.onmessage?.(message, extra);
     };
-  }
-
-  /** Requests read and not yet answered. */
-  get unanswered(): number {
-    return this.#open.size;
   }
 
   /** Resolves once every request read so far has been answered (or cancelled). */
