@@ -6,6 +6,7 @@ import { defaultDataDir, defaultSocketPath, Limits } from '@memoryd/protocol';
 export { defaultDataDir };
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import { type LogLevel, LogLevels } from './logger.js';
+import { DEFAULT_INDEX_MEMORY_BYTES } from './store/search-indexes.js';
 
 /** Everything the daemon is configured by, after flags and environment. */
 export interface DaemonConfig {
@@ -28,8 +29,8 @@ export interface DaemonConfig {
   indexMemoryBytes: number;
 }
 
-/** Default of --index-memory, in MiB (store/search-indexes.ts). */
-export const DEFAULT_INDEX_MEMORY_MIB = 128;
+/** Default of --index-memory, in MiB: the store's own default. */
+export const DEFAULT_INDEX_MEMORY_MIB = DEFAULT_INDEX_MEMORY_BYTES / (1024 * 1024);
 /** A TiB: past the memory of any machine this runs on. */
 const MAX_INDEX_MEMORY_MIB = 1024 * 1024;
 

@@ -264,8 +264,7 @@ export class SearchIndexes {
    * written, stays.
    */
   #fitBudget(keep: string): void {
-    let total = this.#pendingBytes;
-    for (const index of this.#ready.values()) total += index.memoryBytes;
+    let total = this.stats().bytes;
     if (total <= this.#memoryBudget) return;
     for (const [agentId, index] of [...this.#ready]) {
       if (total <= this.#memoryBudget) return;
