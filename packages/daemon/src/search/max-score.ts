@@ -1,4 +1,5 @@
 import { newPartTable, part } from './part-table.js';
+import { PostingKernel } from './posting-kernel.js';
 import type { BlockGate, WindowReader } from './window-reader.js';
 
 /**
@@ -49,9 +50,9 @@ export const WINDOW = 2048;
 const BULK = 8;
 
 /**
- * A window scored whole is scanned whole for its facts when its postings
- * are at least 1/SCAN of its ordinals: cheaper then than listing each
- * fact as its first posting is met.
+ * A window scored whole lists only the facts whose sums reach the
+ * threshold (its sums then cleared whole) when its postings are at least
+ * 1/SCAN of its ordinals; a sparser one lists every fact met.
  */
 const SCAN = 4;
 
@@ -84,12 +85,14 @@ const RETRY = 8;
  * candidates are all zero again when a window ends, and a slot's table is
  * cleared when a search takes it.
  */
+const kernel = new PostingKernel(WINDOW);
 const scratch = {
-  scores: new Float64Array(WINDOW),
-  candidates: new Uint32Array(WINDOW),
-  survivors: new Uint32Array(WINDOW),
-  survivorParts: new Float64Array(WINDOW),
-  isCandidate: new Uint8Array(WINDOW),
+  // Where the posting kernel writes: in its memory.
+  scores: kernel.scores,
+  candidates: kernel.candidates,
+  survivors: kernel.survivors,
+  survivorParts: kernel.survivorParts,
+  isCandidate: kernel.isCandidate,
   slotFreqs: [] as Uint32Array[],
   slotOffsets: [] as Uint32Array[],
   slotTables: [] as Float64Array[],
@@ -100,7 +103,7 @@ const scratch = {
     return (this.slotOffsets[s] ??= new Uint32Array(WINDOW));
   },
   table(s: number): Float64Array {
-    return (this.slotTables[s] ??= newPartTable()).fill(NaN);
+    return kernel.table(s) ?? (this.slotTables[s] ??= newPartTable()).fill(NaN);
   },
   /** Zeroes everything: after a search that threw half-way through a window. */
   reset(): void {
@@ -142,6 +145,7 @@ function nextWindow(slots: readonly Slot[], base: number): number {
  */
 export function maxScore(slots: readonly Slot[], own: number, prefix: number, k: number, avg: number, facts: FactView, alive: Uint8Array): OrdinalHit[] {
   try {
+    kernel.startSearch();
     return searchWindows(slots, own, prefix, k, avg, facts, alive);
   } catch (err) {
     scratch.reset();
@@ -289,7 +293,15 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     }
     if (prunable(boundNow())) continue;
     // The weakest slots whose bounds together cannot reach the threshold.
-    order.sort((a, b) => windowUb[a]! - windowUb[b]!);
+    // By window bound, weakest first: an insertion sort, stable as
+    // Array.prototype.sort is, without its call per comparison (a query
+    // has a few slots, and this runs for every window).
+    for (let j = 1; j < n; j++) {
+      const s = order[j]!;
+      let i = j - 1;
+      for (; i >= 0 && windowUb[order[i]!]! > windowUb[s]!; i--) order[i + 1] = order[i]!;
+      order[i + 1] = s;
+    }
     essential.fill(1);
     for (let j = 0; j < n; j++) {
       const s = order[j]!;
@@ -357,7 +369,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
           reader = slot.strong();
           reader?.bound(base, hi);
         }
-        if (reader !== null) ns = reader.read(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, gate, null, null, survivors, 0, floor, survivorParts);
+        if (reader !== null) ns = reader.read(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, gate, null, null, survivors, 0, floor, survivorParts, kernel);
       }
       passedLo.length = 0;
       passedHi.length = 0;
@@ -380,12 +392,15 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     } else if (BULK * essentialCount >= allCount) {
       // Candidates would be most of what the window holds: score every
       // posting of it, slot by slot in slot order (so each fact's sum is in
-      // scoreDoc's order), passing over the blocks that cannot matter, then
-      // offer the facts: a dense window's sums scanned whole, a sparse
-      // one's listed as its postings are met.
+      // scoreDoc's order), passing over the blocks that cannot matter, and
+      // list the facts to offer as their sums are added. A fact's last part
+      // makes its final sum, so listing each fact whose sum reaches the bar
+      // lists every fact that can enter. In a dense window the bar is the
+      // threshold once k facts are held, so few are listed (and the sums
+      // are cleared whole); else it is 0: every fact met is listed, and
+      // cleared as it is offered.
       const size = hi - base + 1;
-      const dense = SCAN * allCount >= size;
-      const listed = dense ? null : isCandidate;
+      const bar = SCAN * allCount >= size && heapOrd.length >= k ? threshold : 0;
       let nc = 0;
       const ownFirst = prefix >= 0 && own >= 0 && windowUb[own]! > 0;
       if (ownFirst) fillSlot(own, base, hi);
@@ -396,7 +411,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         // One list per slot: a fact in a block's range holds the slot's word there or not at all.
         const readers = slots[s]!.readers;
         gate.slot = s;
-        for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, scores, listed, candidates, nc, 0, null);
+        for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, scores, isCandidate, candidates, nc, bar, null, kernel);
       }
       if (prefix >= 0 && windowUb[prefix]! > 0) {
         fillSlot(prefix, base, hi);
@@ -408,7 +423,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         for (let i = 0; i < counts[prefix]!; i++) {
           const at = list[i]!;
           if (ownF === undefined || ownF[at] === 0) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
-          if (!dense && isCandidate[at] === 0) {
+          if (isCandidate[at] === 0 && scores[at]! >= bar) {
             isCandidate[at] = 1;
             candidates[nc++] = at;
           }
@@ -419,30 +434,14 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       passedLo.length = 0;
       passedHi.length = 0;
       // Offered in any order: offer() settles ties by id.
-      if (dense) {
-        // Newest first: with ids in ordinal order, a fact met later then
-        // loses a tie to every fact held, so a tie is passed over here.
-        // The bar in a local (the loop reads it for every fact): any sum
-        // above 0 while fewer than k are held, then the threshold.
-        let bar = heapOrd.length < k ? 0 : threshold;
-        const ties = !ordered;
-        for (let at = size - 1; at >= 0; at--) {
-          const score = scores[at]!;
-          if (score > bar || (ties && score === bar && score > 0)) {
-            offer(base + at, score);
-            if (heapOrd.length >= k) bar = threshold;
-          }
-        }
-        scores.fill(0, 0, size);
-      } else {
-        for (let i = 0; i < nc; i++) {
-          const at = candidates[i]!;
-          const score = scores[at]!;
-          if (score > 0 && score >= threshold) offer(base + at, score);
-          isCandidate[at] = 0;
-          scores[at] = 0;
-        }
+      for (let i = 0; i < nc; i++) {
+        const at = candidates[i]!;
+        const score = scores[at]!;
+        if (score > 0 && score >= threshold) offer(base + at, score);
+        isCandidate[at] = 0;
+        scores[at] = 0;
       }
+      if (bar > 0) scores.fill(0, 0, size);
     } else {
       // The candidates: every offset an essential slot holds.
       let nc = 0;

@@ -3,6 +3,7 @@ import type { PostingPool } from './posting-pool.js';
 import { FRONT, frontierBound } from './score-frontier.js';
 import { saturation } from './bm25.js';
 import { part } from './part-table.js';
+import type { PostingKernel } from './posting-kernel.js';
 
 /**
  * Which parts of a list a window's scoring may pass over (max-score.ts):
@@ -24,14 +25,14 @@ const gathered = { at: new Uint32Array(BLOCK), f: new Uint32Array(BLOCK) };
 
 /**
  * What WindowReader's read does with one posting's part `v` at offset
- * `o`: adds it to the sums (`parts` null), listing the offset the first
- * time when `listed` is given; or lists it with its part when above
- * `floor`. Returns the new count of offsets.
+ * `o`: adds it to the sums (`parts` null), listing the offset, when
+ * `listed` is given, the first time its sum is `floor` or more; or lists
+ * it with its part when above `floor`. Returns the new count of offsets.
  */
 function take(o: number, v: number, scores: Float64Array | null, listed: Uint8Array | null, offsets: Uint32Array, n: number, floor: number, parts: Float64Array | null): number {
   if (parts === null) {
-    scores![o]! += v;
-    if (listed !== null && listed[o] === 0) {
+    const sum = (scores![o]! += v);
+    if (listed !== null && sum >= floor && listed[o] === 0) {
       listed[o] = 1;
       offsets[n++] = o;
     }
@@ -44,8 +45,8 @@ function take(o: number, v: number, scores: Float64Array | null, listed: Uint8Ar
 
 /** What {@link WindowReader}'s #firstPart and #nextPart found. */
 const NONE = 0;
-const WHOLE = 1;
-const PAIRS = 2;
+const TAIL = 1;
+const BLOCK_PART = 2;
 
 /**
  * Reads one posting list by windows of fact ordinals, newest window first:
@@ -148,8 +149,8 @@ export class WindowReader {
   fill(base: number, hi: number, alive: Uint8Array, into: Uint32Array, offsets: Uint32Array, n: number): number {
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
       // Read from arrays: the tail's pairs, or a block decoded once (for
-      // every window it spans). Only read decodes as it reads.
-      if (kind === WHOLE) this.#decodePart();
+      // every window it spans).
+      if (kind === BLOCK_PART) this.#decodePart();
       const count = this.#gather(base, hi, alive);
       const at = gathered.at;
       const fs = gathered.f;
@@ -169,12 +170,13 @@ export class WindowReader {
    * scoreDoc evaluates). Two ways, returning the new count of offsets:
    *
    * - `parts` null (accumulate): adds each part to `scores[ord - base]`,
-   *   listing each offset not yet in `listed` in `offsets` (from `n`; none
-   *   without `listed`: the caller scans the sums).
+   *   listing in `offsets` (from `n`) each offset not yet in `listed` whose
+   *   sum is now `floor` or more (none without `listed`).
    * - else (collect): lists, newest first, each posting whose part is above
    *   `floor`, its offset in `offsets` and its part in `parts` (from `n`).
    *
-   * A block wholly in the window is decoded as it is read.
+   * Blocks are decoded as they are read, by `kernel` (posting-kernel.ts),
+   * whose memory the arrays written must lie in.
    */
   read(
     base: number,
@@ -191,35 +193,24 @@ export class WindowReader {
     n: number,
     floor: number,
     parts: Float64Array | null,
+    kernel: PostingKernel,
   ): number {
     const blocks = this.#blocks;
-    const bytes = blocks.bytes;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
       if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
         if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
         else gate.passed(blocks.first[this.#part]!, blocks.last[this.#part]!);
         continue;
       }
-      if (kind === WHOLE) {
+      // A block no wider than the window puts a good share of its postings
+      // in it: the kernel reads it. A wider one (a rarer word's) has few
+      // there, fewer than what handing it to the kernel costs (copying its
+      // bytes, and the window's lengths at the kernel's first block of a
+      // window): it is decoded once, for every window it spans, and read here.
+      if (kind === BLOCK_PART && blocks.last[this.#part]! - blocks.first[this.#part]! <= hi - base) {
         const b = this.#part;
         const start = n;
-        let at = blocks.off[b]!;
-        let ord = blocks.first[b]!;
-        for (let i = blocks.count[b]!; i > 0; i--) {
-          let x = bytes[at++]!;
-          if (x >= 0x80) {
-            x = this.#varint(x, at);
-            at = this.#varintEnd;
-          }
-          ord += x;
-          let f = bytes[at++]!;
-          if (f >= 0x80) {
-            f = this.#varint(f, at);
-            at = this.#varintEnd;
-          }
-          if (alive[ord] === 0) continue;
-          n = take(ord - base, part(table, weight, f, lengths[ord]!, avg), scores, listed, offsets, n, floor, parts);
-        }
+        n = kernel.readBlock(blocks, b, base, hi, alive, lengths, table, weight, avg, scores, listed, offsets, n, floor, parts);
         // Decoded oldest first: a list turned round to newest first.
         if (parts !== null) {
           for (let i = start, j = n - 1; i < j; i++, j--) {
@@ -233,6 +224,7 @@ export class WindowReader {
         }
         continue;
       }
+      if (kind === BLOCK_PART) this.#decodePart();
       const count = this.#gather(base, hi, alive);
       const at = gathered.at;
       const fs = gathered.f;
@@ -268,10 +260,11 @@ export class WindowReader {
   }
 
   // The parts of the list a window overlaps, newest first: the tail, then
-  // each block. #firstPart and #nextPart return WHOLE for a block wholly in
-  // the window (#part is its number; -1 for the tail), PAIRS for postings to read from
-  // #partDocs (ordinals at step × i) and #partFreqs (at step × i +
-  // #partFreqAt) for i from #partTop down, NONE at the end.
+  // each block. #firstPart and #nextPart return TAIL for the tail's
+  // postings, to read from #partDocs (ordinals at step × i) and #partFreqs
+  // (at step × i + #partFreqAt) for i from #partTop down; BLOCK_PART for a
+  // block (#part is its number; -1 for the tail), which #decodePart makes
+  // readable so; NONE at the end.
   #part = -1;
   /** The next block to look at (-1: none). */
   #partNext = -1;
@@ -291,7 +284,7 @@ export class WindowReader {
       this.#partStep = 2;
       this.#partFreqAt = 1;
       this.#partTop = this.#tailSize - 1;
-      return PAIRS;
+      return TAIL;
     }
     return this.#nextPart(base, hi);
   }
@@ -303,9 +296,7 @@ export class WindowReader {
     if (b < 0 || blocks.last[b]! < base) return NONE;
     this.#partNext = blocks.prev[b]!;
     this.#part = b;
-    if (blocks.first[b]! >= base && blocks.last[b]! <= hi) return WHOLE;
-    this.#decodePart();
-    return PAIRS;
+    return BLOCK_PART;
   }
 
   /** Decodes the block #part into the block scratch, as the part's postings to read. */
@@ -315,22 +306,6 @@ export class WindowReader {
     this.#partFreqs = this.#freqs!;
     this.#partStep = 1;
     this.#partFreqAt = 0;
-  }
-
-  /** Where the last {@link #varint} ended. */
-  #varintEnd = 0;
-
-  /** The rest of a varint whose first byte `first` (at least 0x80) was read, its next byte at `at`; sets {@link #varintEnd}. */
-  #varint(first: number, at: number): number {
-    const bytes = this.#blocks.bytes;
-    let v = first & 0x7f;
-    let b = first;
-    for (let shift = 7; b >= 0x80; shift += 7) {
-      b = bytes[at++]!;
-      v += (b & 0x7f) * 2 ** shift;
-    }
-    this.#varintEnd = at;
-    return v;
   }
 
   /**

@@ -1,0 +1,184 @@
+import { B, K1 } from './bm25.js';
+import { BLOCK, type PostingBlocks } from './posting-blocks.js';
+import { TABLE_F, TABLE_LENGTH } from './part-table.js';
+import { POSTING_KERNEL_WASM } from './posting-kernel-wasm.js';
+
+/** Slots whose part tables live in the kernel's memory; a slot past them has its table in JS, and its blocks are read in JS. */
+export const KERNEL_TABLES = 8;
+/** The most bytes a block takes: a gap and a frequency, each a varint of at most 5 bytes, per posting. */
+const BLOCK_BYTES = BLOCK * 10;
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  read(
+    src: number,
+    count: number,
+    o: number,
+    last: number,
+    table: number,
+    weight: number,
+    avg: number,
+    mode: number,
+    n: number,
+    floor: number,
+    scores: number,
+    listed: number,
+    offsets: number,
+    parts: number,
+    alive: number,
+    lengths: number,
+  ): number;
+}
+
+/**
+ * The hot loop of a search in WebAssembly (posting-kernel.wat): a sealed
+ * block's postings in a window, decoded and scored one by one, as WindowReader.read does in JavaScript and with the same
+ * doubles. Compiled ahead of time, it runs at full speed from a daemon's
+ * first search, where the JavaScript loop ran interpreted, then baseline
+ * code, for a few hundred searches (V8's warm-up); and it takes some
+ * 6-14 ns a posting where the warm JavaScript took 24-35.
+ *
+ * Its memory holds what a window's scoring writes (the working arrays of
+ * max-score.ts, which views them here), the part tables of the first
+ * {@link KERNEL_TABLES} slots, and copies of what it reads: the window's
+ * `alive` and `lengths` (once per window and search) and each block's
+ * bytes. The index's own arrays stay where they are. The memory never
+ * grows, so the views never go stale.
+ */
+export class PostingKernel {
+  readonly scores: Float64Array;
+  readonly candidates: Uint32Array;
+  readonly survivors: Uint32Array;
+  readonly survivorParts: Float64Array;
+  readonly isCandidate: Uint8Array;
+  readonly #exports: Exports;
+  readonly #buffer: ArrayBuffer;
+  readonly #bytes: Uint8Array;
+  readonly #tables: Float64Array[] = [];
+  readonly #alive: Uint8Array;
+  readonly #lengths: Uint32Array;
+  readonly #window: number;
+  readonly #blockAt: number;
+  /** The window whose `alive` and `lengths` are in memory: its base, the search it was copied for, and the arrays. */
+  #loadedBase = -1;
+  #loadedSearch = -1;
+  #loadedAlive: Uint8Array | null = null;
+  #loadedLengths: Uint32Array | null = null;
+  #search = 0;
+
+  constructor(window: number) {
+    const module = new WebAssembly.Module(Buffer.from(POSTING_KERNEL_WASM, 'base64'));
+    const model = {
+      k1p1: new WebAssembly.Global({ value: 'f64' }, K1 + 1),
+      k1: new WebAssembly.Global({ value: 'f64' }, K1),
+      omb: new WebAssembly.Global({ value: 'f64' }, 1 - B),
+      b: new WebAssembly.Global({ value: 'f64' }, B),
+      tableF: new WebAssembly.Global({ value: 'i32' }, TABLE_F),
+      tableLength: new WebAssembly.Global({ value: 'i32' }, TABLE_LENGTH),
+    };
+    this.#exports = new WebAssembly.Instance(module, { model }).exports as unknown as Exports;
+    this.#window = window;
+    // Laid out 8-byte aligned: f64 arrays first.
+    let at = 0;
+    const take = (bytes: number): number => {
+      const start = at;
+      at += Math.ceil(bytes / 8) * 8;
+      return start;
+    };
+    const scoresAt = take(8 * window);
+    const partsAt = take(8 * window);
+    const tablesAt = take(8 * TABLE_F * TABLE_LENGTH * KERNEL_TABLES);
+    const candidatesAt = take(4 * window);
+    const survivorsAt = take(4 * window);
+    const lengthsAt = take(4 * window);
+    const isCandidateAt = take(window);
+    const aliveAt = take(window);
+    this.#blockAt = take(BLOCK_BYTES);
+    const memory = this.#exports.memory;
+    const pages = Math.ceil(at / 65536) - memory.buffer.byteLength / 65536;
+    if (pages > 0) memory.grow(pages);
+    this.#buffer = memory.buffer;
+    this.#bytes = new Uint8Array(this.#buffer);
+    this.scores = new Float64Array(this.#buffer, scoresAt, window);
+    this.survivorParts = new Float64Array(this.#buffer, partsAt, window);
+    for (let t = 0; t < KERNEL_TABLES; t++) this.#tables.push(new Float64Array(this.#buffer, tablesAt + 8 * TABLE_F * TABLE_LENGTH * t, TABLE_F * TABLE_LENGTH));
+    this.candidates = new Uint32Array(this.#buffer, candidatesAt, window);
+    this.survivors = new Uint32Array(this.#buffer, survivorsAt, window);
+    this.#lengths = new Uint32Array(this.#buffer, lengthsAt, window);
+    this.isCandidate = new Uint8Array(this.#buffer, isCandidateAt, window);
+    this.#alive = new Uint8Array(this.#buffer, aliveAt, window);
+  }
+
+  /** Slot `s`'s part table in the kernel's memory (unset: NaN), if it has one there. */
+  table(s: number): Float64Array | undefined {
+    return this.#tables[s]?.fill(NaN);
+  }
+
+  /** Whether `a` (or nothing) lies in the kernel's memory, where the kernel can write it. */
+  holds(a: Float64Array | Uint32Array | Uint8Array | null): boolean {
+    return a === null || a.buffer === this.#buffer;
+  }
+
+  /** A search begins: the `alive` and `lengths` copied for the last one may be stale (facts added or removed since). */
+  startSearch(): void {
+    this.#search++;
+  }
+
+  /**
+   * Reads the postings of block `b` in the window [base, hi], as
+   * WindowReader.read does (see there and posting-kernel.wat); the arrays
+   * it writes must lie in the kernel's memory ({@link holds}), and `table`
+   * too to be used (else parts are computed: the same doubles). Returns
+   * the new count of offsets.
+   */
+  readBlock(
+    blocks: PostingBlocks,
+    b: number,
+    base: number,
+    hi: number,
+    alive: Uint8Array,
+    lengths: Uint32Array,
+    table: Float64Array,
+    weight: number,
+    avg: number,
+    scores: Float64Array | null,
+    listed: Uint8Array | null,
+    offsets: Uint32Array,
+    n: number,
+    floor: number,
+    parts: Float64Array | null,
+  ): number {
+    if (!(this.holds(scores) && this.holds(listed) && this.holds(offsets) && this.holds(parts))) throw new Error('the posting kernel writes only arrays in its own memory');
+    if (this.#loadedBase !== base || this.#loadedSearch !== this.#search || this.#loadedAlive !== alive || this.#loadedLengths !== lengths) {
+      if (hi - base + 1 > this.#window) throw new Error(`a window of ${hi - base + 1} facts is wider than the kernel's ${this.#window}`);
+      this.#alive.set(alive.subarray(base, hi + 1));
+      this.#lengths.set(lengths.subarray(base, hi + 1));
+      this.#loadedBase = base;
+      this.#loadedSearch = this.#search;
+      this.#loadedAlive = alive;
+      this.#loadedLengths = lengths;
+    }
+    const count = blocks.count[b]!;
+    const off = blocks.off[b]!;
+    const bytes = blocks.bytes;
+    this.#bytes.set(bytes.subarray(off, Math.min(bytes.length, off + 10 * count)), this.#blockAt);
+    return this.#exports.read(
+      this.#blockAt,
+      count,
+      blocks.first[b]! - base,
+      hi - base,
+      table.buffer === this.#buffer ? table.byteOffset : -1,
+      weight,
+      avg,
+      parts !== null ? 2 : listed !== null ? 1 : 0,
+      n,
+      floor,
+      scores === null ? 0 : scores.byteOffset,
+      listed === null ? 0 : listed.byteOffset,
+      offsets.byteOffset,
+      parts === null ? 0 : parts.byteOffset,
+      this.#alive.byteOffset,
+      this.#lengths.byteOffset,
+    );
+  }
+}

@@ -1,0 +1,128 @@
+// The posting kernel (search/posting-kernel.wat) reads a block as the
+// JavaScript reference does, bit for bit: every mode, windows that cut a
+// block, dead facts, varints of every width, lengths and frequencies
+// outside the part table, with and without a table in its memory. And the
+// committed module is what the .wat compiles to.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { prng } from '@memoryd/test-support';
+import { newPartTable, part } from '../dist/search/part-table.js';
+import { PostingBlocks } from '../dist/search/posting-blocks.js';
+import { PostingKernel } from '../dist/search/posting-kernel.js';
+
+const WINDOW = 2048;
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('posting kernel', () => {
+  test('the committed module is what posting-kernel.wat compiles to', () => {
+    // Fails (exit 1, and says how to mend it) when the .wat was edited without regenerating.
+    execFileSync(process.execPath, ['scripts/build-wasm.mjs', '--check'], { cwd: ROOT, stdio: 'pipe', timeout: 60_000 });
+  });
+
+  test('reads blocks as the JavaScript reference does, bit for bit', () => {
+    const rand = prng(1215);
+    const kernel = new PostingKernel(WINDOW);
+    let listedSeen = 0;
+    let collectedSeen = 0;
+    for (let trial = 0; trial < 400; trial++) {
+      // One block of up to 128 postings: gaps and frequencies of 1 to 3 varint bytes.
+      const count = 1 + Math.floor(rand() * 128);
+      const pairs = new Uint32Array(2 * count);
+      let ord = Math.floor(rand() * 5000);
+      for (let i = 0; i < count; i++) {
+        if (i > 0) ord += 1 + (rand() < 0.05 ? Math.floor(rand() * 40_000) : Math.floor(rand() * (rand() < 0.5 ? 4 : 30)));
+        pairs[2 * i] = ord;
+        pairs[2 * i + 1] = rand() < 0.05 ? 8 + Math.floor(rand() * 70_000) : 1 + Math.floor(rand() * 4);
+      }
+      const size = ord + 1;
+      const lengths = new Uint32Array(size).map(() => 1 + Math.floor(rand() * (rand() < 0.1 ? 400 : 40)));
+      const alive = new Uint8Array(size).map(() => (rand() < 0.9 ? 1 : 0));
+      const blocks = new PostingBlocks();
+      blocks.ensureLists(1);
+      blocks.seal(0, pairs, 0, count, lengths);
+      kernel.startSearch();
+      // A window that holds the block whole, or cuts it.
+      const first = pairs[0]!;
+      const base = Math.max(0, first - Math.floor(rand() * 3000) + Math.floor(rand() * 3000));
+      const hi = base + Math.floor(rand() * WINDOW);
+      const weight = 0.1 + rand() * 12;
+      const avg = 1 + rand() * 30;
+      // The slot's table in the kernel's memory, or one it cannot use (then it computes: the same doubles).
+      const inMemory = rand() < 0.5;
+      const table = inMemory ? kernel.table(0)! : newPartTable();
+      const reference = newPartTable();
+      const mode = trial % 3;
+      const floor = mode === 0 ? 0 : rand() * weight;
+      // The reference: decoded, then each live posting in the window, oldest first.
+      const docs = new Uint32Array(128);
+      const freqs = new Uint32Array(128);
+      blocks.decode(0, docs, freqs);
+      const expectedScores = new Float64Array(WINDOW);
+      const expectedOffsets: number[] = [];
+      const expectedParts: number[] = [];
+      kernel.scores.fill(0);
+      kernel.isCandidate.fill(0);
+      // Sums already there, some listed already: what the slots before left.
+      for (let o = 0; o < WINDOW; o++) {
+        if (rand() < 0.3) expectedScores[o] = kernel.scores[o] = rand() * weight;
+        if (rand() < 0.1) kernel.isCandidate[o] = 1;
+      }
+      const expectedListed = Uint8Array.from(kernel.isCandidate);
+      for (let i = 0; i < count; i++) {
+        const d = docs[i]!;
+        if (d < base || d > hi || alive[d] === 0) continue;
+        const o = d - base;
+        const v = part(reference, weight, freqs[i]!, lengths[d]!, avg);
+        if (mode === 2) {
+          if (v > floor) {
+            expectedOffsets.push(o);
+            expectedParts.push(v);
+          }
+          continue;
+        }
+        expectedScores[o]! += v;
+        if (mode === 1 && expectedScores[o]! >= floor && expectedListed[o] === 0) {
+          expectedListed[o] = 1;
+          expectedOffsets.push(o);
+        }
+      }
+      const n = kernel.readBlock(
+        blocks, 0, base, hi, alive, lengths, table, weight, avg,
+        mode === 2 ? null : kernel.scores,
+        mode === 1 ? kernel.isCandidate : null,
+        mode === 2 ? kernel.survivors : kernel.candidates,
+        0, floor,
+        mode === 2 ? kernel.survivorParts : null,
+      );
+      const what = `trial ${trial} (mode ${mode}, window ${base}-${hi}, table ${inMemory ? 'in memory' : 'outside'})`;
+      assert.equal(n, expectedOffsets.length, what);
+      if (mode === 2) {
+        assert.deepEqual([...kernel.survivors.subarray(0, n)], expectedOffsets, what);
+        assert.deepEqual([...kernel.survivorParts.subarray(0, n)], expectedParts, what);
+        collectedSeen += n;
+      } else {
+        assert.deepEqual([...kernel.scores], [...expectedScores], what);
+        if (mode === 1) {
+          assert.deepEqual([...kernel.candidates.subarray(0, n)], expectedOffsets, what);
+          assert.deepEqual([...kernel.isCandidate], [...expectedListed], what);
+          listedSeen += n;
+        }
+      }
+    }
+    // The modes were exercised, not passed by empty windows.
+    assert.ok(listedSeen > 200 && collectedSeen > 200, `listed ${listedSeen}, collected ${collectedSeen}`);
+  });
+
+  test('refuses to write arrays outside its memory', () => {
+    const kernel = new PostingKernel(WINDOW);
+    const blocks = new PostingBlocks();
+    blocks.ensureLists(1);
+    blocks.seal(0, Uint32Array.of(0, 1), 0, 1, Uint32Array.of(3));
+    assert.throws(
+      () => kernel.readBlock(blocks, 0, 0, 0, Uint8Array.of(1), Uint32Array.of(3), newPartTable(), 1, 3, new Float64Array(WINDOW), null, kernel.candidates, 0, 0, null),
+      /its own memory/,
+    );
+  });
+});
