@@ -19,9 +19,9 @@ export const loadBundle = createRequire(import.meta.url)(LOADER).loadBundle;
  * into `outfile` with everything it imports, drops a stale code cache
  * `cacheFile`, and puts bundle-loader.cjs beside the bundle, where the bin
  * requires it.
- * @param {{ entry: string, outfile: string, cacheFile: string, plugins?: import('esbuild').Plugin[] }} options
+ * @param {{ entry: string, outfile: string, cacheFile: string, plugins?: import('esbuild').Plugin[], external?: string[] }} options
  */
-export async function bundleCjs({ entry, outfile, cacheFile, plugins = [] }) {
+export async function bundleCjs({ entry, outfile, cacheFile, plugins = [], external = [] }) {
   const { build } = await import('esbuild');
   rmSync(cacheFile, { force: true });
   await build({
@@ -34,6 +34,7 @@ export async function bundleCjs({ entry, outfile, cacheFile, plugins = [] }) {
     target: 'node20',
     minify: true,
     plugins,
+    external,
     // A bundle runs in a vm.Script, which has no loader for import(): lazy
     // imports of Node's own modules (kept external) become require().
     supported: { 'dynamic-import': false },

@@ -3,8 +3,9 @@
 // that carries the three bins (memoryd, memoryd-mcp, memoryctl), so
 //   npm install -g ./memoryd-<version>.tgz
 // puts them on the PATH with no checkout. It holds the built bundles, not
-// the workspace: dist/memoryd.mjs (the daemon), dist/memoryd-mcp.cjs and
-// dist/memoryctl.cjs with their V8 code caches and the loader, and the
+// the workspace: dist/memoryd.cjs (the daemon), dist/memoryd-mcp.cjs and
+// dist/memoryctl.cjs with their V8 code caches and the loader, the index
+// worker's bundle, and the
 // committed bins, which run a bundle when no .tsbuildinfo says it is stale
 // (there is none in the release). Its only dependencies are what the
 // daemon bundle leaves out: level and classic-level, which load a native
@@ -44,7 +45,8 @@ const FILES = [
   ['packages/daemon/bin/memoryd.js', 'bin/memoryd.js'],
   ['packages/mcp/bin/memoryd-mcp.js', 'bin/memoryd-mcp.js'],
   ['packages/cli/bin/memoryctl.js', 'bin/memoryctl.js'],
-  ['packages/daemon/dist/memoryd.mjs', 'dist/memoryd.mjs'],
+  ['packages/daemon/dist/memoryd.cjs', 'dist/memoryd.cjs'],
+  ['packages/daemon/dist/memoryd.v8cache', 'dist/memoryd.v8cache'],
   ['packages/daemon/dist/memoryd-index-worker.mjs', 'dist/memoryd-index-worker.mjs'],
   ['packages/mcp/dist/memoryd-mcp.cjs', 'dist/memoryd-mcp.cjs'],
   ['packages/mcp/dist/memoryd-mcp.v8cache', 'dist/memoryd-mcp.v8cache'],
@@ -57,7 +59,7 @@ const FILES = [
 
 // Every bundle must be built and current: the release would otherwise carry stale code.
 for (const [bundle, pkgDir] of [
-  ['packages/daemon/dist/memoryd.mjs', 'packages/daemon'],
+  ['packages/daemon/dist/memoryd.cjs', 'packages/daemon'],
   ['packages/daemon/dist/memoryd-index-worker.mjs', 'packages/daemon'],
   ['packages/mcp/dist/memoryd-mcp.cjs', 'packages/mcp'],
   ['packages/cli/dist/memoryctl.cjs', 'packages/cli'],
@@ -80,7 +82,7 @@ for (const front of ['packages/mcp/dist/memoryd-mcp.cjs', 'packages/cli/dist/mem
   if (left.length > 0) fail(`${front} loads ${left.join(', ')} from node_modules: a front end's bundle must carry everything`);
 }
 const dependencies = {};
-for (const id of externalsOf('packages/daemon/dist/memoryd.mjs')) {
+for (const id of new Set([...externalsOf('packages/daemon/dist/memoryd.cjs'), ...externalsOf('packages/daemon/dist/memoryd-index-worker.mjs')])) {
   const pinned = daemon.dependencies?.[id];
   if (pinned === undefined) fail(`the daemon bundle loads ${id}, which @memoryd/daemon does not depend on`);
   dependencies[id] = pinned;

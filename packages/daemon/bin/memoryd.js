@@ -2,27 +2,22 @@
 'use strict';
 // Committed entry point, so `npx memoryd` resolves an executable file even
 // before the build has run. A service manager or an autostarting client
-// waits for the socket: the bundle (scripts/bundle-daemon.mjs) loads in a
-// third of the time of the compiled modules, so it runs whenever it is
-// current; otherwise the compiled dist does. CommonJS (bin/package.json),
-// like the other bins, so the release package (scripts/pack.mjs) can carry
-// all three in one bin/ folder.
-const { statSync } = require('node:fs');
-const { join } = require('node:path');
-
-const dist = join(__dirname, '..', 'dist');
-
-/** The bundle exists and is not older than the last `tsc -b` (else it would run stale code). */
-function bundleIsCurrent() {
-  const built = statSync(join(dist, 'memoryd.mjs'), { throwIfNoEntry: false });
-  if (built === undefined) return false;
-  const compiled = statSync(join(dist, '.tsbuildinfo'), { throwIfNoEntry: false });
-  return compiled === undefined || built.mtimeMs >= compiled.mtimeMs;
+// waits for the socket, and a restart's first search waits for the daemon:
+// the bundle and its V8 code cache (scripts/bundle-daemon.mjs) start much
+// faster than some 200 modules compiled afresh. The loader the build puts
+// beside them picks the bundle while it is current, else the compiled
+// dist. CommonJS (bin/package.json), like the other bins, so the release
+// package (scripts/pack.mjs) can carry all three in one bin/ folder.
+const argv = process.argv.slice(2);
+const fail = (err) => {
+  process.stderr.write(`memoryd: ${err && err.stack ? err.stack : err}\n`);
+  process.exitCode = 1;
+};
+let loader;
+try {
+  loader = require('../dist/bundle-loader.cjs');
+} catch {
+  // Compiled (tsc -b) but never bundled: the dist is all there is.
+  import('../dist/bin/main.js').then((m) => m.main(argv)).catch(fail);
 }
-
-import(bundleIsCurrent() ? '../dist/memoryd.mjs' : '../dist/bin/main.js')
-  .then(({ main }) => main(process.argv.slice(2)))
-  .catch((err) => {
-    process.stderr.write(`memoryd: ${err && err.stack ? err.stack : err}\n`);
-    process.exitCode = 1;
-  });
+loader?.runFrontEnd(require('node:path').join(__dirname, '..', 'dist'), 'memoryd', argv, fail);
