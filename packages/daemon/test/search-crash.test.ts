@@ -251,11 +251,18 @@ it('keeps search consistent with the facts across SIGKILLs in a stream of adds, 
  * says both agents wait in images, and checks search against the model.
  */
 async function restartOnImages(d: DaemonHandle, model: CrashModel, label: string): Promise<DaemonHandle> {
-  const next = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'info' });
+  const next = await startDaemon({ socket: d.socket, dataDir: d.dataDir, logLevel: 'debug' });
   await opened(next, { inImages: 2, rebuilding: 0 });
   const c = await connect(next.socket);
   await verify(c, model, label);
   c.socket.destroy();
+  // The newest image was read by the bin before the daemon's code loaded, and taken over.
+  const ahead = next
+    .stderr()
+    .split('\n')
+    .filter((l) => l.includes('"search index image read ahead"'))
+    .map((l) => JSON.parse(l) as { by: string });
+  assert.deepEqual(ahead.map((e) => e.by), ['bin'], `${label}: the bin's read ahead was taken over`);
   return next;
 }
 

@@ -5,6 +5,7 @@ import type { Logger } from '../logger.js';
 import { ANALYSIS_VERSION } from '../search/analyze.js';
 import { decodeImage, encodeImage } from '../search/index-image.js';
 import { ResidentIndex } from '../search/resident-index.js';
+import { takeImageReadAhead } from './image-read-ahead.js';
 import { readInParts } from './read-in-parts.js';
 
 /**
@@ -65,10 +66,15 @@ export class IndexImages {
    * agent in use when the daemon last stopped is the likeliest to search
    * first after a start, and a large image takes a while to read (the 76 MB
    * of a million facts, some 150 ms here, in one read on the thread pool:
-   * read-in-parts.ts), time the store's open can cover. One image only, so a start does not read every agent's;
-   * dropped if no search asks for it within a minute.
+   * read-in-parts.ts), time the store's open can cover. The bin begins
+   * that read before the daemon's code even loads (image-read-ahead.ts);
+   * it is taken over when it chose the same file. One image only, so a
+   * start does not read every agent's; dropped if no search asks for it
+   * within a minute.
    */
   prefetchNewest(): void {
+    // Taken whatever comes of it, so bytes nobody uses are not kept.
+    const early = takeImageReadAhead();
     let newest: { path: string; mtimeMs: number } | undefined;
     try {
       for (const name of readdirSync(this.#dir)) {
@@ -83,8 +89,10 @@ export class IndexImages {
     }
     if (newest === undefined) return;
     const path = newest.path;
-    // A failed read is the search's to meet again, and to log.
-    const bytes = readInParts(path).catch(() => undefined);
+    // Begun by the bin if it chose the same file; a failed read is the search's to meet again, and to log.
+    const byBin = early?.path === path;
+    const bytes = byBin ? early.bytes : readInParts(path).catch(() => undefined);
+    this.#logger.debug('search index image read ahead', { path, by: byBin ? 'bin' : 'store' });
     const timer = setTimeout(() => {
       if (this.#prefetch?.path === path) this.#prefetch = undefined;
     }, PREFETCH_KEEP_MS);
