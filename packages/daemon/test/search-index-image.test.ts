@@ -3,7 +3,7 @@
 // adds and removes on both. A torn or damaged image is refused.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type DocTerms, ResidentIndex, analyzeQuery, decodeImage, docTerms, encodeImage } from '@memoryd/daemon/search';
+import { type DocTerms, ResidentIndex, analyzeQuery, checksumHolds, decodeImage, docTerms, encodeImage } from '@memoryd/daemon/search';
 import { prng as random } from '@memoryd/test-support';
 
 const WORDS = Array.from({ length: 400 }, (_, i) => `word${i}`);
@@ -80,7 +80,12 @@ describe('index images', () => {
       const damaged = Buffer.from(file);
       damaged[at]! ^= 0x10;
       assert.throws(() => decodeImage(damaged), /checksum|not a memoryd/, `byte ${at}`);
+      // What the read ahead checks before a search asks (store/index-images.ts).
+      assert.equal(checksumHolds(damaged), false, `byte ${at}`);
     }
+    assert.equal(checksumHolds(file), true);
+    assert.equal(checksumHolds(file.subarray(0, file.length - 100)), false);
+    assert.equal(checksumHolds(Buffer.alloc(3)), false);
     assert.throws(() => decodeImage(Buffer.alloc(0)), /not a memoryd/);
   });
 });

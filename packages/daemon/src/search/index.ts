@@ -8,6 +8,6 @@ export { type DocTerms, TAG_WEIGHT, docTerms } from './doc-terms.js';
 export { type Completion, MAX_COMPLETIONS, MAX_PREFIX_SCAN, type PrefixPlan, type QueryPlan, planPrefix, planTerms } from './query-plan.js';
 export { type Hit, ResidentIndex, compareCodePoints } from './resident-index.js';
 export { PostingPool } from './posting-pool.js';
-export { type IndexSnapshot, decodeImage, encodeImage } from './index-image.js';
+export { type IndexSnapshot, checksumHolds, decodeImage, encodeImage } from './index-image.js';
 // The cache of decoded facts that searches read their answers through.
 export { FactCache } from '../store/fact-cache.js';

@@ -3,7 +3,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 import { ANALYSIS_VERSION } from '../search/analyze.js';
-import { decodeImage, encodeImage } from '../search/index-image.js';
+import { checksumHolds, decodeImage, encodeImage } from '../search/index-image.js';
 import { ResidentIndex } from '../search/resident-index.js';
 import { takeImageReadAhead } from './image-read-ahead.js';
 import { readInParts } from './read-in-parts.js';
@@ -45,6 +45,8 @@ export class IndexImages {
   readonly #logger: Logger;
   /** The image being read ahead: its path and its bytes on the way (undefined if they cannot be read). */
   #prefetch: { path: string; bytes: Promise<Buffer | undefined>; timer: NodeJS.Timeout } | undefined;
+  /** Bytes read ahead whose checksum was found to hold (checksumHolds), so load need not compute it again. */
+  readonly #intact = new WeakSet<Buffer>();
 
   constructor(dataDir: string, logger: Logger) {
     this.#dir = join(dataDir, 'search');
@@ -91,7 +93,13 @@ export class IndexImages {
     const path = newest.path;
     // Begun by the bin if it chose the same file; a failed read is the search's to meet again, and to log.
     const byBin = early?.path === path;
-    const bytes = byBin ? early.bytes : readInParts(path).catch(() => undefined);
+    const read = byBin ? early.bytes : readInParts(path).catch(() => undefined);
+    // Checked as soon as it is in, while the store's open waits on LevelDB
+    // (the event loop is idle then), not after a search asks for it.
+    const bytes = read.then((file) => {
+      if (file !== undefined && checksumHolds(file)) this.#intact.add(file);
+      return file;
+    });
     this.#logger.debug('search index image read ahead', { path, by: byBin ? 'bin' : 'store' });
     const timer = setTimeout(() => {
       if (this.#prefetch?.path === path) this.#prefetch = undefined;
@@ -123,7 +131,7 @@ export class IndexImages {
       return undefined;
     }
     try {
-      const snapshot = decodeImage(file);
+      const snapshot = decodeImage(file, this.#intact.has(file));
       const meta = snapshot.meta as unknown as ImageMeta;
       const why =
         meta.version !== ImageVersion
