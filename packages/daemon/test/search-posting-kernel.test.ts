@@ -88,14 +88,14 @@ describe('posting kernel', () => {
           expectedOffsets.push(o);
         }
       }
-      const n = kernel.readBlock(
-        blocks, 0, base, hi, alive, lengths, table, weight, avg,
-        mode === 2 ? null : kernel.scores,
-        mode === 1 ? kernel.isCandidate : null,
-        mode === 2 ? kernel.survivors : kernel.candidates,
-        0, floor,
-        mode === 2 ? kernel.survivorParts : null,
-      );
+      const into = {
+        scores: mode === 2 ? null : kernel.scores,
+        listed: mode === 1 ? kernel.isCandidate : null,
+        offsets: mode === 2 ? kernel.survivors : kernel.candidates,
+        floor,
+        parts: mode === 2 ? kernel.survivorParts : null,
+      };
+      const n = kernel.readBlock(blocks, 0, base, hi, alive, lengths, table, weight, avg, into, 0);
       const what = `trial ${trial} (mode ${mode}, window ${base}-${hi}, table ${inMemory ? 'in memory' : 'outside'})`;
       assert.equal(n, expectedOffsets.length, what);
       if (mode === 2) {
@@ -121,7 +121,8 @@ describe('posting kernel', () => {
     blocks.ensureLists(1);
     blocks.seal(0, Uint32Array.of(0, 1), 0, 1, Uint32Array.of(3));
     assert.throws(
-      () => kernel.readBlock(blocks, 0, 0, 0, Uint8Array.of(1), Uint32Array.of(3), newPartTable(), 1, 3, new Float64Array(WINDOW), null, kernel.candidates, 0, 0, null),
+      () =>
+        kernel.readBlock(blocks, 0, 0, 0, Uint8Array.of(1), Uint32Array.of(3), newPartTable(), 1, 3, { scores: new Float64Array(WINDOW), listed: null, offsets: kernel.candidates, floor: 0, parts: null }, 0),
       /its own memory/,
     );
   });

@@ -1,5 +1,5 @@
 import { newPartTable, part } from './part-table.js';
-import { PostingKernel } from './posting-kernel.js';
+import { PostingKernel, type ReadInto } from './posting-kernel.js';
 import type { BlockGate, WindowReader } from './window-reader.js';
 
 /**
@@ -204,6 +204,9 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   let retryGap = RETRY;
   let windowNo = 0;
   const isCandidate = scratch.isCandidate;
+  /** Where windows scored whole put their sums, and the lone-slot windows their survivors; floors set per window. */
+  const accumulateInto: ReadInto = { scores, listed: isCandidate, offsets: candidates, floor: 0, parts: null };
+  const collectInto: ReadInto = { scores: null, listed: null, offsets: survivors, floor: 0, parts: survivorParts };
   const tables = slots.map((_, s) => scratch.table(s));
   const filled = new Uint8Array(n);
   const slotCount = new Uint32Array(n);
@@ -369,7 +372,8 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
           reader = slot.strong();
           reader?.bound(base, hi);
         }
-        if (reader !== null) ns = reader.read(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, gate, null, null, survivors, 0, floor, survivorParts, kernel);
+        collectInto.floor = floor;
+        if (reader !== null) ns = reader.read(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, gate, collectInto, 0, kernel);
       }
       passedLo.length = 0;
       passedHi.length = 0;
@@ -401,6 +405,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // cleared as it is offered.
       const size = hi - base + 1;
       const bar = SCAN * allCount >= size && heapOrd.length >= k ? threshold : 0;
+      accumulateInto.floor = bar;
       let nc = 0;
       const ownFirst = prefix >= 0 && own >= 0 && windowUb[own]! > 0;
       if (ownFirst) fillSlot(own, base, hi);
@@ -411,7 +416,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         // One list per slot: a fact in a block's range holds the slot's word there or not at all.
         const readers = slots[s]!.readers;
         gate.slot = s;
-        for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, scores, isCandidate, candidates, nc, bar, null, kernel);
+        for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, accumulateInto, nc, kernel);
       }
       if (prefix >= 0 && windowUb[prefix]! > 0) {
         fillSlot(prefix, base, hi);

@@ -8,6 +8,22 @@ export const KERNEL_TABLES = 8;
 /** The most bytes a block takes: a gap and a frequency, each a varint of at most 5 bytes, per posting. */
 const BLOCK_BYTES = BLOCK * 10;
 
+/**
+ * Where a read of postings puts what it finds (WindowReader.read, and the
+ * kernel's readBlock for it): with `parts` null, each part added to
+ * `scores` by offset, the offset listed in `offsets` (when `listed` is
+ * given) once its sum is `floor` or more; else each posting whose part is
+ * above `floor` listed in `offsets`, its part in `parts`. One object a
+ * search per way of reading, its floor set for each window.
+ */
+export interface ReadInto {
+  scores: Float64Array | null;
+  listed: Uint8Array | null;
+  offsets: Uint32Array;
+  floor: number;
+  parts: Float64Array | null;
+}
+
 interface Exports {
   memory: WebAssembly.Memory;
   read(
@@ -126,10 +142,10 @@ export class PostingKernel {
 
   /**
    * Reads the postings of block `b` in the window [base, hi], as
-   * WindowReader.read does (see there and posting-kernel.wat); the arrays
-   * it writes must lie in the kernel's memory ({@link holds}), and `table`
-   * too to be used (else parts are computed: the same doubles). Returns
-   * the new count of offsets.
+   * WindowReader.read does (see there and posting-kernel.wat), into
+   * `into` from offset `n`; the arrays it writes must lie in the kernel's
+   * memory ({@link holds}), and `table` too to be used (else parts are
+   * computed: the same doubles). Returns the new count of offsets.
    */
   readBlock(
     blocks: PostingBlocks,
@@ -141,13 +157,10 @@ export class PostingKernel {
     table: Float64Array,
     weight: number,
     avg: number,
-    scores: Float64Array | null,
-    listed: Uint8Array | null,
-    offsets: Uint32Array,
+    into: ReadInto,
     n: number,
-    floor: number,
-    parts: Float64Array | null,
   ): number {
+    const { scores, listed, offsets, floor, parts } = into;
     if (!(this.holds(scores) && this.holds(listed) && this.holds(offsets) && this.holds(parts))) throw new Error('the posting kernel writes only arrays in its own memory');
     if (this.#loadedBase !== base || this.#loadedSearch !== this.#search || this.#loadedAlive !== alive || this.#loadedLengths !== lengths) {
       if (hi - base + 1 > this.#window) throw new Error(`a window of ${hi - base + 1} facts is wider than the kernel's ${this.#window}`);

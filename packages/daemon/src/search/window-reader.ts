@@ -3,7 +3,7 @@ import type { PostingPool } from './posting-pool.js';
 import { FRONT, frontierBound } from './score-frontier.js';
 import { saturation } from './bm25.js';
 import { part } from './part-table.js';
-import type { PostingKernel } from './posting-kernel.js';
+import type { PostingKernel, ReadInto } from './posting-kernel.js';
 
 /**
  * Which parts of a list a window's scoring may pass over (max-score.ts):
@@ -167,11 +167,13 @@ export class WindowReader {
    * Reads the live postings of [base, hi] (the window {@link bound} moved
    * to), less the parts the gate passes over, each scored by its part
    * (part-table.ts: `weight × saturation(f, length, avg)`, the expression
-   * scoreDoc evaluates). Two ways, returning the new count of offsets:
+   * scoreDoc evaluates), into `into`. Two ways, returning the new count
+   * of offsets:
    *
-   * - `parts` null (accumulate): adds each part to `scores[ord - base]`,
-   *   listing in `offsets` (from `n`) each offset not yet in `listed` whose
-   *   sum is now `floor` or more (none without `listed`).
+   * - `into.parts` null (accumulate): adds each part to
+   *   `scores[ord - base]`, listing in `offsets` (from `n`) each offset not
+   *   yet in `listed` whose sum is now `floor` or more (none without
+   *   `listed`).
    * - else (collect): lists, newest first, each posting whose part is above
    *   `floor`, its offset in `offsets` and its part in `parts` (from `n`).
    *
@@ -187,15 +189,12 @@ export class WindowReader {
     avg: number,
     lengths: Uint32Array,
     gate: BlockGate | null,
-    scores: Float64Array | null,
-    listed: Uint8Array | null,
-    offsets: Uint32Array,
+    into: ReadInto,
     n: number,
-    floor: number,
-    parts: Float64Array | null,
     kernel: PostingKernel,
   ): number {
     const blocks = this.#blocks;
+    const { scores, listed, offsets, floor, parts } = into;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
       if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
         if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
@@ -210,7 +209,7 @@ export class WindowReader {
       if (kind === BLOCK_PART && blocks.last[this.#part]! - blocks.first[this.#part]! <= hi - base) {
         const b = this.#part;
         const start = n;
-        n = kernel.readBlock(blocks, b, base, hi, alive, lengths, table, weight, avg, scores, listed, offsets, n, floor, parts);
+        n = kernel.readBlock(blocks, b, base, hi, alive, lengths, table, weight, avg, into, n);
         // Decoded oldest first: a list turned round to newest first.
         if (parts !== null) {
           for (let i = start, j = n - 1; i < j; i++, j--) {
