@@ -3,7 +3,9 @@
 // bin, made by esbuild from the compiled dist, run by bundle-loader.cjs with
 // a V8 code cache made at build time. CommonJS-shaped because only
 // `vm.Script` takes a code cache on Node 20.
+import { spawn } from 'node:child_process';
 import { copyFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +68,43 @@ export async function runForCodeCache(bundle, cacheFile, drive) {
 /** Fails the build unless V8 takes the cache just written for `bundle`. */
 export function checkCodeCache(prog, bundle, cacheFile) {
   if (!loadBundle(bundle, cacheFile).cacheAccepted) fail(prog, 'V8 rejected the code cache just written');
+}
+
+/**
+ * Runs `node ARGS` to its end, killed after `timeoutMs`; fails `prog` with
+ * the child's stderr unless it exits 0. How a bundle script runs itself in
+ * child mode to write a code cache.
+ * @param {string} prog @param {string[]} args @param {number} timeoutMs
+ */
+export async function runToEnd(prog, args, timeoutMs) {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (t) => (stderr += t));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  const code = await new Promise((resolve) => child.once('close', resolve));
+  clearTimeout(timer);
+  if (code !== 0) fail(prog, `the code-cache run exited with ${code}:\n${stderr}`);
+}
+
+/**
+ * The first connection `socket` accepts; fails `prog` after 15 s, or as
+ * soon as `daemon` (its child process, when given) has exited.
+ * @param {string} prog @param {string} socket @param {import('node:child_process').ChildProcess} [daemon]
+ * @returns {Promise<import('node:net').Socket>}
+ */
+export async function firstConnection(prog, socket, daemon) {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    if (daemon !== undefined && daemon.exitCode !== null) fail(prog, `the daemon for the code-cache run exited with ${daemon.exitCode}`);
+    const conn = await new Promise((resolve) => {
+      const s = connect(socket);
+      s.once('connect', () => resolve(s));
+      s.once('error', () => resolve(undefined));
+    });
+    if (conn !== undefined) return conn;
+    if (Date.now() > deadline) fail(prog, 'the daemon for the code-cache run did not serve within 15 s');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** Ends a bundle script with `PROG: MESSAGE` and exit 1. */

@@ -13,11 +13,10 @@
 // in it, then checked: V8 must accept it.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, bundleCjs, checkCodeCache, fail, runForCodeCache } from './bundle-cjs.mjs';
+import { ROOT, bundleCjs, checkCodeCache, firstConnection, runForCodeCache, runToEnd } from './bundle-cjs.mjs';
 
 const dist = join(ROOT, 'packages/cli/dist');
 const BUNDLE = join(dist, 'memoryctl.cjs');
@@ -57,33 +56,11 @@ async function writeCodeCache() {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
-    await untilServing(socket, daemon);
+    (await firstConnection('bundle-cli', socket, daemon)).destroy();
     // Its stderr holds the usage error it is made to print: shown only on failure.
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--write-code-cache', socket], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (t) => (stderr += t));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    const code = await new Promise((resolve) => child.once('close', resolve));
-    clearTimeout(timer);
-    if (code !== 0) fail('bundle-cli', `the code-cache run exited with ${code}:\n${stderr}`);
+    await runToEnd('bundle-cli', [fileURLToPath(import.meta.url), '--write-code-cache', socket], 30_000);
   } finally {
     daemon.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Resolves once `socket` accepts a connection; fails after 15 s or when the daemon exits. */
-async function untilServing(socket, daemon) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    if (daemon.exitCode !== null) fail('bundle-cli', `the daemon for the code-cache run exited with ${daemon.exitCode}`);
-    const up = await new Promise((resolve) => {
-      const s = connect(socket);
-      s.once('connect', () => (s.destroy(), resolve(true)));
-      s.once('error', () => resolve(false));
-    });
-    if (up) return;
-    if (Date.now() > deadline) fail('bundle-cli', 'the daemon for the code-cache run did not serve within 15 s');
-    await new Promise((r) => setTimeout(r, 50));
   }
 }

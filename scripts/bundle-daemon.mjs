@@ -20,12 +20,11 @@
 // thread the daemon starts to rebuild an index, store/index-builder.ts) is
 // an ESM bundle of its own beside the daemon's.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ROOT, bundleCjs, checkCodeCache, fail as failWith, runForCodeCache } from './bundle-cjs.mjs';
+import { NdjsonClient } from './bench/ndjson-client.mjs';
+import { ROOT, bundleCjs, checkCodeCache, fail as failWith, firstConnection, runForCodeCache, runToEnd } from './bundle-cjs.mjs';
 
 const dist = join(ROOT, 'packages/daemon/dist');
 const BUNDLE = join(dist, 'memoryd.cjs');
@@ -75,15 +74,7 @@ if (process.argv[2] === '--write-code-cache') {
 async function writeCodeCache() {
   const dir = mkdtempSync(join(tmpdir(), 'memoryd-bundle-daemon-'));
   try {
-    const child = spawn(process.execPath, [fileURLToPath(import.meta.url), '--write-code-cache', join(dir, 'd.sock'), join(dir, 'data')], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (t) => (stderr += t));
-    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
-    const code = await new Promise((resolve) => child.once('close', resolve));
-    clearTimeout(timer);
-    if (code !== 0) fail(`the code-cache run exited with ${code}:\n${stderr}`);
+    await runToEnd('bundle-daemon', [fileURLToPath(import.meta.url), '--write-code-cache', join(dir, 'd.sock'), join(dir, 'data')], RUN_TIMEOUT_MS);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -91,24 +82,8 @@ async function writeCodeCache() {
 
 /** Waits for the daemon on `socket`, then sends it what a first session sends, one request at a time. */
 async function exercise(socket) {
-  const conn = await untilServing(socket);
-  const lines = [];
-  let waiting;
-  let partial = '';
-  conn.setEncoding('utf8').on('data', (text) => {
-    const parts = (partial + text).split('\n');
-    partial = parts.pop();
-    lines.push(...parts);
-    waiting?.();
-  });
-  let id = 0;
-  const call = async (method, params) => {
-    conn.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
-    while (lines.length === 0) await new Promise((resolve) => (waiting = resolve));
-    const reply = JSON.parse(lines.shift());
-    if (reply.error !== undefined) fail(`${method} failed in the code-cache run: ${JSON.stringify(reply.error)}`);
-    return reply.result;
-  };
+  const client = new NdjsonClient(await firstConnection('bundle-daemon', socket), RUN_TIMEOUT_MS);
+  const call = (method, params) => client.request(method, params).catch((err) => fail(`${method} failed in the code-cache run: ${err.message}`));
   const agentId = 'bundle';
   await call('daemon.hello', { client: 'bundle-daemon' });
   for (const content of ['the code cache is made by a real daemon', 'a first search after a restart', 'the cache covers a start, a search and a stop']) {
@@ -120,20 +95,5 @@ async function exercise(socket) {
   await call('checkpoint.save', { agentId, state: { step: 1 } });
   await call('checkpoint.resume', { agentId });
   await call('daemon.status', {});
-  conn.end();
-}
-
-/** The first connection `socket` accepts; fails after 15 s. */
-async function untilServing(socket) {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const conn = await new Promise((resolve) => {
-      const s = connect(socket);
-      s.once('connect', () => resolve(s));
-      s.once('error', () => resolve(undefined));
-    });
-    if (conn !== undefined) return conn;
-    if (Date.now() > deadline) fail('the daemon of the code-cache run did not serve within 15 s');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  client.socket.end();
 }

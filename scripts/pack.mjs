@@ -5,9 +5,8 @@
 // puts them on the PATH with no checkout. It holds the built bundles, not
 // the workspace: dist/memoryd.cjs (the daemon), dist/memoryd-mcp.cjs and
 // dist/memoryctl.cjs with their V8 code caches and the loader, the index
-// worker's bundle, and the
-// committed bins, which run a bundle when no .tsbuildinfo says it is stale
-// (there is none in the release). Its only dependencies are what the
+// worker's bundle, and the committed bins, which run a bundle when no
+// .tsbuildinfo says it is stale (there is none in the release). Its only dependencies are what the
 // daemon bundle leaves out: level and classic-level, which load a native
 // addon beside their own files, pinned as the daemon pins them. Front ends
 // start the memoryd of their own release (bin/ beside dist/).
