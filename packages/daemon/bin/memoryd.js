@@ -25,8 +25,10 @@ const fail = (err) => {
  * while the daemon's code loads and its store opens: at a million facts
  * the image is 76 MB, some 150 ms to read. The daemon takes the read over
  * when it would read the same file (store/image-read-ahead.ts) and checks
- * it as any image. The data dir as config.ts finds it; a mistake here
- * costs one wasted read, never a wrong one. Only when serving.
+ * it as any image. The data dir as config.ts finds it, the newest image
+ * as IndexImages.prefetchNewest does, the bytes as store/read-whole-file.ts
+ * reads them (this file runs before any of those modules can load); a
+ * mistake here costs one wasted read, never a wrong one. Only when serving.
  */
 function readImageAhead() {
   if (argv.some((a) => /^(-h|--help|-v|--version|--verify|--repair)$/.test(a))) return;

@@ -68,11 +68,9 @@ export function encodeImage(snapshot: IndexSnapshot): Uint8Array[] {
 }
 
 /** Whether an image file's CRC-32 (its last 4 bytes) matches the rest of it. */
-export function checksumHolds(file: Uint8Array): boolean {
+export function checksumHolds(file: Buffer): boolean {
   if (file.length < 4) return false;
-  const tail = file.length - 4;
-  const stored = (file[tail]! | (file[tail + 1]! << 8) | (file[tail + 2]! << 16) | (file[tail + 3]! << 24)) >>> 0;
-  return crc32(file.subarray(0, tail)) >>> 0 === stored;
+  return crc32(file.subarray(0, file.length - 4)) >>> 0 === file.readUInt32LE(file.length - 4);
 }
 
 /**

@@ -6,7 +6,7 @@ import { ANALYSIS_VERSION } from '../search/analyze.js';
 import { checksumHolds, decodeImage, encodeImage } from '../search/index-image.js';
 import { ResidentIndex } from '../search/resident-index.js';
 import { takeImageReadAhead } from './image-read-ahead.js';
-import { readInParts } from './read-in-parts.js';
+import { readWholeFile } from './read-whole-file.js';
 
 /**
  * What an image was made by: its layout and the analysis of its terms. An
@@ -68,7 +68,7 @@ export class IndexImages {
    * agent in use when the daemon last stopped is the likeliest to search
    * first after a start, and a large image takes a while to read (the 76 MB
    * of a million facts, some 150 ms here, in one read on the thread pool:
-   * read-in-parts.ts), time the store's open can cover. The bin begins
+   * read-whole-file.ts), time the store's open can cover. The bin begins
    * that read before the daemon's code even loads (image-read-ahead.ts);
    * it is taken over when it chose the same file. One image only, so a
    * start does not read every agent's; dropped if no search asks for it
@@ -93,7 +93,7 @@ export class IndexImages {
     const path = newest.path;
     // Begun by the bin if it chose the same file; a failed read is the search's to meet again, and to log.
     const byBin = early?.path === path;
-    const read = byBin ? early.bytes : readInParts(path).catch(() => undefined);
+    const read = byBin ? early.bytes : readWholeFile(path).catch(() => undefined);
     // Checked as soon as it is in, while the store's open waits on LevelDB
     // (the event loop is idle then), not after a search asks for it.
     const bytes = read.then((file) => {
