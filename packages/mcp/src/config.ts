@@ -16,6 +16,9 @@ export interface ShimConfig {
 /** What `main` should do. */
 export type Invocation = { kind: 'run'; config: ShimConfig } | { kind: 'help' } | { kind: 'version' };
 
+/** Bound on answering the calls still in flight when stdin closes (bin/main.ts). */
+export const DRAIN_BOUND_MS = 10_000;
+
 /** `--help`: every flag and the environment variable that also sets it. */
 export const HELP = `Usage: memoryd-mcp [options]
 
@@ -24,7 +27,7 @@ messages) and forwards its tools (memory_search, memory_add, memory_reflect,
 checkpoint_save, checkpoint_resume) to the memoryd daemon over its Unix
 socket. It connects on the first tool call and starts the daemon when none
 answers. When stdin closes it answers the calls it has read (for at most
-10 s), then exits 0.
+${DRAIN_BOUND_MS / 1000} s), then exits 0.
 
 Options (each also settable by the environment variable shown):
 ${CONNECTION_HELP}

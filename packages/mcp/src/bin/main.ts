@@ -1,7 +1,7 @@
 import { usageText } from '@memoryd/client/args';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { AnsweringTransport } from '../answering-transport.js';
-import { HELP, type Invocation, parseInvocation } from '../config.js';
+import { DRAIN_BOUND_MS, HELP, type Invocation, parseInvocation } from '../config.js';
 import { LazyBackend } from '../lazy-backend.js';
 import { createShimServer } from '../server.js';
 import { SHIM_VERSION } from '../version.js';
@@ -11,9 +11,6 @@ const EXIT_USAGE = 2;
 
 /** Bound on closing the daemon connection before leaving anyway. */
 const SHUTDOWN_BOUND_MS = 2000;
-
-/** Bound on answering the calls still in flight when stdin closes. */
-const DRAIN_BOUND_MS = 10_000;
 
 /**
  * The `memoryd-mcp` command. stdout carries only MCP messages; the shim
