@@ -52,7 +52,10 @@ cold start (spawn on the same data dir, socket probed every 2 ms) to the
 first accepted connection and to the first answered search (median of
 --cold-starts runs, the page cache left as it is); and search
 mean/p50/p99/max with one request in flight, sent through @memoryd/client's
-DaemonClient as memoryd-mcp sends them, overall and by kind of query. Then
+DaemonClient as memoryd-mcp sends them, overall and by kind of query,
+beside as many daemon.hello round trips timed right after on the same
+connection (the floor: the socket, both event loops and this machine's
+scheduling, with no search in it). Then
 @modelcontextprotocol/server-memory (spawned with the MCP SDK's Client and
 StdioClientTransport) loads the same 10,000 texts (one entity per fact)
 while that scale's first daemon still runs, and the same queries are timed

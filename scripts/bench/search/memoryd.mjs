@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DaemonClient } from '@memoryd/client';
-import { MemorySearch } from '@memoryd/protocol';
+import { DaemonHello, MemorySearch } from '@memoryd/protocol';
 import { startNode, stopChild, waitForSocket } from '../children.mjs';
 import { connect } from '../ndjson-client.mjs';
 
@@ -192,13 +192,14 @@ export function searchClient(socketPath, busyPollUs) {
  * Sends memory.search one in flight through @memoryd/client's
  * DaemonClient, as memoryd-mcp calls the daemon, on a connection of its
  * own: the `warmup` queries untimed (none by default: a user's first
- * searches count), then every query of `queries` timed, from the first.
+ * searches count), then every query of `queries` timed, from the first;
+ * then as many daemon.hello round trips, timed (the floor).
  * @param {string} socketPath
  * @param {string} agentId
  * @param {{text: string}[]} queries
  * @param {{warmup: {text: string}[], limit: number, busyPollUs?: number}} options
  *   `busyPollUs`: the client's (undefined: its default)
- * @returns {Promise<{samplesNs: number[], answeredWithFacts: number, warmupSearches: number}>}
+ * @returns {Promise<{samplesNs: number[], floorNs: number[], answeredWithFacts: number, warmupSearches: number}>}
  */
 export async function timeSearches(socketPath, agentId, queries, { warmup, limit, busyPollUs }) {
   const client = searchClient(socketPath, busyPollUs);
@@ -214,7 +215,18 @@ export async function timeSearches(socketPath, agentId, queries, { warmup, limit
       if (!Array.isArray(result?.facts)) throw new Error(`memory.search answered without facts: ${JSON.stringify(result).slice(0, 200)}`);
       if (result.facts.length > 0) answeredWithFacts++;
     }
-    return { samplesNs, answeredWithFacts, warmupSearches: warmup.length };
+    // The floor under those figures: as many daemon.hello round trips,
+    // right after, on the same connection. The daemon answers hello from
+    // memory, so what it takes is the socket, both processes' event loops
+    // and this machine's scheduling: a search's p99 is never below it.
+    const hello = { client: 'memoryd-bench-search' };
+    const floorNs = [];
+    for (let i = 0; i < queries.length; i++) {
+      const t0 = process.hrtime.bigint();
+      await client.call(DaemonHello, hello);
+      floorNs.push(Number(process.hrtime.bigint() - t0));
+    }
+    return { samplesNs, floorNs, answeredWithFacts, warmupSearches: warmup.length };
   } finally {
     await client.close();
   }

@@ -27,16 +27,16 @@ export function judge(scales, serverMemory) {
   // (also printed) includes what the bulk import grew its heap to.
   const rss1m = s1m ? Math.max(s1m.rssBytes.coldAfterFirstAnswer, s1m.rssBytes.serving) / MB : null;
   return [
-    { target: 'search p50 at 100,000 facts (one agent)', value: s100k?.search.p50Ms ?? null, unit: 'ms', op: '<=', limit: 2, needs: '--scales with 100k' },
-    { target: 'search p99 at 100,000 facts (one agent)', value: s100k?.search.p99Ms ?? null, unit: 'ms', op: '<=', limit: 10, needs: '--scales with 100k' },
+    { target: 'search p50 at 100,000 facts (one agent)', value: s100k?.search.p50Ms ?? null, floor: s100k?.search.floor?.p50Ms, unit: 'ms', op: '<=', limit: 2, needs: '--scales with 100k' },
+    { target: 'search p99 at 100,000 facts (one agent)', value: s100k?.search.p99Ms ?? null, floor: s100k?.search.floor?.p99Ms, unit: 'ms', op: '<=', limit: 10, needs: '--scales with 100k' },
     { target: 'daemon start to first answered search, 1,000,000 facts (median)', value: s1m?.coldStart.firstAnswerMs ?? null, unit: 'ms', op: '<=', limit: 500, needs: '--scales with 1m' },
     { target: 'daemon RSS with 1,000,000 facts (restarted on the store: max of after first answer, after the searches)', value: rss1m, unit: 'MB', op: '<=', limit: 250, needs: '--scales with 1m' },
     { target: 'server-memory search_nodes p50 / memoryd p50, 10,000 facts (timed in alternating blocks)', value: sm10k?.p50Ratio ?? null, unit: 'x', op: '>=', limit: 100, needs: '--scales with 10k, server-memory run' },
-    { target: 'issue 15: Zipf, 100,000 facts: search p50, every search from the first after the load', value: z100k?.search.p50Ms ?? null, unit: 'ms', op: '<=', limit: 1, needs: '--scales with zipf-100k' },
-    { target: 'issue 15: Zipf, 100,000 facts: search p99, every search from the first after the load', value: z100k?.search.p99Ms ?? null, unit: 'ms', op: '<=', limit: 3, needs: '--scales with zipf-100k' },
+    { target: 'issue 15: Zipf, 100,000 facts: search p50, every search from the first after the load', value: z100k?.search.p50Ms ?? null, floor: z100k?.search.floor?.p50Ms, unit: 'ms', op: '<=', limit: 1, needs: '--scales with zipf-100k' },
+    { target: 'issue 15: Zipf, 100,000 facts: search p99, every search from the first after the load', value: z100k?.search.p99Ms ?? null, floor: z100k?.search.floor?.p99Ms, unit: 'ms', op: '<=', limit: 3, needs: '--scales with zipf-100k' },
     { target: 'issue 15: Zipf, 100,000 facts: the first search after a restart (median)', value: z100k?.coldStart.firstSearchMs ?? null, unit: 'ms', op: '<=', limit: 100, needs: '--scales with zipf-100k' },
-    { target: 'issue 15: Zipf, 100,000 facts: p99 of the 300 searches after a restart', value: z100k?.servingFirst300?.p99Ms ?? null, unit: 'ms', op: '<=', limit: 5, needs: '--scales with zipf-100k' },
-    { target: 'issue 15: Zipf, one agent with 1,000,000 facts: search p99', value: z1m?.search.p99Ms ?? null, unit: 'ms', op: '<=', limit: 10, needs: '--scales with zipf-1m' },
+    { target: 'issue 15: Zipf, 100,000 facts: p99 of the 300 searches after a restart', value: z100k?.servingFirst300?.p99Ms ?? null, floor: z100k?.servingFloor?.p99Ms, unit: 'ms', op: '<=', limit: 5, needs: '--scales with zipf-100k' },
+    { target: 'issue 15: Zipf, one agent with 1,000,000 facts: search p99', value: z1m?.search.p99Ms ?? null, floor: z1m?.search.floor?.p99Ms, unit: 'ms', op: '<=', limit: 10, needs: '--scales with zipf-1m' },
     { target: 'issue 15: Zipf, one agent with 1,000,000 facts: daemon start to first answer (median)', value: z1m?.coldStart.firstAnswerMs ?? null, unit: 'ms', op: '<=', limit: 500, needs: '--scales with zipf-1m' },
     { target: 'issue 15: Zipf, one agent with 1,000,000 facts: RSS (restarted: max of after first answer, after the searches)', value: servingRss(z1m), unit: 'MB', op: '<=', limit: 300, needs: '--scales with zipf-1m' },
   ].map((t) => ({ ...t, pass: t.value === null || Number.isNaN(t.value) ? null : t.op === '<=' ? t.value <= t.limit : t.value >= t.limit }));
@@ -72,19 +72,24 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
       scales.map((s) => [s.scale, ...[s.rssParts?.afterLoad, s.rssParts?.afterSearch, s.rssParts?.serving].map((p) => (p === undefined ? '-' : `${mb(p.anonBytes)} / ${mb(p.fileBytes)} / ${mb(p.tableBytes)}`))]),
     ),
     '',
-    `memory.search through the socket, every search from the first after the load (agent ${meta.searchedAgent}; queries: 1-3 words of its own facts, ~20% with the last word cut short and a *):`,
+    `memory.search through the socket, every search from the first after the load (agent ${meta.searchedAgent}; queries: 1-3 words of its own facts, ~20% with the last word cut short and a *);`,
+    'hello: as many daemon.hello round trips right after, on the same connection: the floor of this machine, socket and client, with no search in it:',
     formatTable(
-      ['scale', 'agent facts', 'queries', 'prefix', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'max ms'],
+      ['scale', 'agent facts', 'queries', 'prefix', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'max ms', 'hello p50 ms', 'hello p99 ms'],
       scales.map((s) => [
         s.scale, int(s.searchedFacts), s.search.count, s.search.prefixQueries, pct(s.search.answeredWithFacts, s.search.count),
         fixed(s.search.meanMs, 3), fixed(s.search.p50Ms, 3), fixed(s.search.p99Ms, 3), fixed(s.search.maxMs, 3),
+        fixed(s.search.floor?.p50Ms, 3), fixed(s.search.floor?.p99Ms, 3),
       ]),
     ),
     '',
     'the same searches through the daemon restarted on the store (after its cold starts), from the first; and the first 300 of them:',
     formatTable(
-      ['scale', 'mean ms', 'p50 ms', 'p99 ms', 'max ms', 'first 300 p99 ms', 'first 300 max ms'],
-      scales.map((s) => [s.scale, fixed(s.servingSearch?.meanMs, 3), fixed(s.servingSearch?.p50Ms, 3), fixed(s.servingSearch?.p99Ms, 3), fixed(s.servingSearch?.maxMs, 3), fixed(s.servingFirst300?.p99Ms, 3), fixed(s.servingFirst300?.maxMs, 3)]),
+      ['scale', 'mean ms', 'p50 ms', 'p99 ms', 'max ms', 'first 300 p99 ms', 'first 300 max ms', 'hello p50 ms', 'hello p99 ms'],
+      scales.map((s) => [
+        s.scale, fixed(s.servingSearch?.meanMs, 3), fixed(s.servingSearch?.p50Ms, 3), fixed(s.servingSearch?.p99Ms, 3), fixed(s.servingSearch?.maxMs, 3),
+        fixed(s.servingFirst300?.p99Ms, 3), fixed(s.servingFirst300?.maxMs, 3), fixed(s.servingFloor?.p50Ms, 3), fixed(s.servingFloor?.p99Ms, 3),
+      ]),
     ),
     '',
     'memory.search by class: the share of the agent\'s facts holding the query\'s most common word:',
@@ -137,7 +142,11 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
   for (const t of targets) {
     const limit = `target ${t.op} ${t.limit.toLocaleString('en-US')} ${t.unit}`;
     if (t.pass === null) out.push(`  n/a   ${t.target}: not measured (needs ${t.needs}; ${limit})`);
-    else out.push(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${fixed(t.value, t.unit === 'x' ? 1 : 3)} ${t.unit} (${limit})`);
+    else {
+      // The same percentile of daemon.hello's round trips beside it: the part no search can remove.
+      const floor = t.floor === undefined ? '' : `; daemon.hello's, the floor: ${fixed(t.floor, 3)} ${t.unit}`;
+      out.push(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${fixed(t.value, t.unit === 'x' ? 1 : 3)} ${t.unit} (${limit}${floor})`);
+    }
   }
   return out.join('\n');
 }

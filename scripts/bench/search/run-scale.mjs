@@ -132,7 +132,9 @@ export async function runMemoryd(scale, opts, root, progress) {
   const rssAfterSearch = rssBytes(child.pid);
   const partsAfterSearch = rssBreakdown(child.pid);
   const search = latency(searched.samplesNs);
-  say(`searched in ${((performance.now() - searchStart) / 1000).toFixed(1)} s: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms`);
+  const floor = latency(searched.floorNs);
+  say(`searched in ${((performance.now() - searchStart) / 1000).toFixed(1)} s: p50 ${search.p50Ms.toFixed(3)} ms, p99 ${search.p99Ms.toFixed(3)} ms ` +
+    `(daemon.hello after: p50 ${floor.p50Ms.toFixed(3)} ms, p99 ${floor.p99Ms.toFixed(3)} ms)`);
 
   // The comparison re-warms both sides at each block's start, from queries of their own.
   const compareWarmup = warmup.length > 0 ? warmup : drawQueries(kept, 300, opts.seed, 'warm-up');
@@ -142,7 +144,7 @@ export async function runMemoryd(scale, opts, root, progress) {
 
   say(`cold start ×${opts.coldStarts}: spawning memoryd on the same data dir, polling its socket every 2 ms`);
   const colds = [];
-  /** @type {{rssBytes: number, parts: ReturnType<typeof rssBreakdown>, search: ReturnType<typeof latency>, first300: ReturnType<typeof latency>} | undefined} */
+  /** @type {{rssBytes: number, parts: ReturnType<typeof rssBreakdown>, search: ReturnType<typeof latency>, first300: ReturnType<typeof latency>, floor: ReturnType<typeof latency>} | undefined} */
   let serving;
   for (let i = 0; i < opts.coldStarts; i++) {
     // A different probe each time, so no run answers from the last one's warm blocks alone.
@@ -158,8 +160,10 @@ export async function runMemoryd(scale, opts, root, progress) {
       const again = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
       serving = {
         rssBytes: rssBytes(run.child.pid), parts: rssBreakdown(run.child.pid), search: latency(again.samplesNs), first300: latency(again.samplesNs.slice(0, 300)),
+        floor: latency(again.floorNs),
       };
-      say(`serving: p50 ${serving.search.p50Ms.toFixed(3)} ms, p99 ${serving.search.p99Ms.toFixed(3)} ms (first 300: p99 ${serving.first300.p99Ms.toFixed(3)} ms), RSS ${(serving.rssBytes / 1e6).toFixed(1)} MB`);
+      say(`serving: p50 ${serving.search.p50Ms.toFixed(3)} ms, p99 ${serving.search.p99Ms.toFixed(3)} ms (first 300: p99 ${serving.first300.p99Ms.toFixed(3)} ms; ` +
+        `daemon.hello after: p50 ${serving.floor.p50Ms.toFixed(3)} ms, p99 ${serving.floor.p99Ms.toFixed(3)} ms), RSS ${(serving.rssBytes / 1e6).toFixed(1)} MB`);
     }
     await shutdownDaemon(run.client, run.child);
     colds.push({ acceptMs: run.acceptMs, firstAnswerMs: run.answerMs, firstSearchMs: run.answerMs - run.acceptMs, rssBytes: rss, probe, probeFacts: run.facts });
@@ -195,9 +199,11 @@ export async function runMemoryd(scale, opts, root, progress) {
       corpus: scale.corpus,
       servingSearch: serving?.search,
       servingFirst300: serving?.first300,
+      servingFloor: serving?.floor,
       coldStart: cold,
       search: {
         ...search,
+        floor,
         answeredWithFacts: searched.answeredWithFacts,
         prefixQueries: queries.filter((q) => q.prefix).length,
         byKind: latencyByKind(queries, searched.samplesNs),
