@@ -63,7 +63,8 @@ export class Connection {
    * Takes over a connected socket. `onClose` runs once, when it closes
    * for any reason (the daemon went away, a broken stream, {@link close}).
    * While a request waits, the loop polls the socket for up to
-   * `busyPollUs` after each send (0: never; see answer-poll.ts).
+   * `busyPollUs` after each send, while most answers come within that
+   * (0: never; see answer-poll.ts).
    */
   constructor(
     private readonly socket: Socket,
@@ -194,6 +195,7 @@ export class Connection {
 
   private onLine(line: string): void {
     if (line.trim() === '') return;
+    this.poll.answered();
     let message: unknown;
     try {
       message = JSON.parse(line);

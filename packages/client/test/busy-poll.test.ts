@@ -1,6 +1,7 @@
 // busyPollUs (ADR 0014): while a call waits for its answer the client
 // polls the socket instead of sleeping, for at most the window after the
-// request was sent, and sleeps once the answer is in or the window ends.
+// request was sent, and sleeps once the answer is in or the window ends;
+// and (ADR 0021) only while most answers come within the window.
 // Read from this process's CPU time: the fake daemon in it does nothing
 // while it holds an answer, so what the process burns is the client.
 import assert from 'node:assert/strict';
@@ -24,15 +25,15 @@ async function cpuWhile(during: Promise<unknown>): Promise<number> {
 
 /**
  * A fake daemon that answers memory.search only when told to (`release`),
- * or at once with `hold` false, and a client of it with `busyPollUs`;
- * both closed by `done`.
+ * or at once while `hold` is (or returns) false, and a client of it with
+ * `busyPollUs`; both closed by `done`.
  */
-async function holdingServer(busyPollUs: number | undefined, hold = true) {
+async function holdingServer(busyPollUs: number | undefined, hold: boolean | (() => boolean) = true) {
   const socket = join(tempDir(), 'poll.sock');
   const held: Array<() => void> = [];
   const server = await fakeServer(socket, (req: FakeRequest, _s, reply) => {
     if (answerHello(req, reply)) return;
-    if (!hold) reply({ jsonrpc: '2.0', id: req.id, result: { facts: [] } });
+    if (!(typeof hold === 'function' ? hold() : hold)) reply({ jsonrpc: '2.0', id: req.id, result: { facts: [] } });
     else held.push(() => reply({ jsonrpc: '2.0', id: req.id, result: { facts: [] } }));
   });
   const client = new DaemonClient({ socket, autostart: false, env: cleanEnv(), ...(busyPollUs === undefined ? {} : { busyPollUs }) });
@@ -95,6 +96,63 @@ describe('busy polling while a call waits', () => {
       for (let i = 0; i < 50; i++) assert.deepEqual(await search(), { facts: [] });
       const idle = await cpuWhile(sleep(500));
       assert.ok(idle <= 100, `${idle} ms of CPU in 500 ms after the last answer`);
+    } finally {
+      await done();
+    }
+  });
+
+  it('stops polling while answers come after the window, and polls again once they come within it', async () => {
+    let hold = true;
+    const { search, release, done } = await holdingServer(300_000, () => hold);
+    try {
+      // Six answers after the 300 ms window: fewer than half of the
+      // recent answers came within it (7/8 per miss: 0.45 after six).
+      for (let i = 0; i < 6; i++) {
+        const call = search();
+        await sleep(400);
+        release();
+        await call;
+      }
+      const slow = search();
+      const whileOff = await cpuWhile(sleep(250));
+      release();
+      await slow;
+      assert.ok(whileOff <= 100, `${whileOff} ms of CPU in 250 ms of a call waiting after six slow answers`);
+      // Answers at once bring the share back over half.
+      hold = false;
+      for (let i = 0; i < 10; i++) assert.deepEqual(await search(), { facts: [] });
+      hold = true;
+      const again = search();
+      const whileOn = await cpuWhile(sleep(250));
+      release();
+      await again;
+      assert.ok(whileOn >= 60, `${whileOn} ms of CPU in 250 ms of a call waiting after ten quick answers`);
+    } finally {
+      await done();
+    }
+  });
+
+  it('while polling is off, still polls for one request in 8', async () => {
+    const { search, release, done } = await holdingServer(300_000);
+    try {
+      for (let i = 0; i < 6; i++) {
+        const call = search();
+        await sleep(400);
+        release();
+        await call;
+      }
+      // Polling is off: requests 7 to 13 sleep, the 14th is polled for.
+      // Each is answered after the window too, so polling stays off.
+      const used: number[] = [];
+      for (let i = 7; i <= 14; i++) {
+        const call = search();
+        used.push(await cpuWhile(sleep(150)));
+        await sleep(250);
+        release();
+        await call;
+      }
+      assert.ok(used.slice(0, 7).every((ms) => ms <= 60), `CPU while requests 7-13 waited: ${used.join(', ')} ms`);
+      assert.ok((used[7] ?? 0) >= 60, `CPU while request 14 waited: ${used.join(', ')} ms`);
     } finally {
       await done();
     }
