@@ -18,10 +18,12 @@ export interface Slot {
    * A term's strong list (resident-index.ts: its postings of frequency 2
    * or more), read from the reader this gives (one, made at the first
    * call; null when the term has none), and the most any of its other
-   * postings adds. Absent for the prefix.
+   * postings adds. Null and NaN for the prefix. (Every slot has every
+   * field, so that all are objects of one shape to V8: a shape met
+   * after the search code was compiled throws the compiled code away.)
    */
-  strong?: () => WindowReader | null;
-  weakBound?: number;
+  strong: (() => WindowReader | null) | null;
+  weakBound: number;
 }
 
 /** What the search needs of the facts. */
@@ -190,9 +192,23 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     if (heapOrd.length >= k) threshold = heapScore[0]!;
   };
 
-  const freqs = slots.map((_, s) => scratch.freqs(s));
+  // Arrays built by push, never by map() or Array.from(): the array
+  // those make differs in kind from V8's interpreter to its compiled
+  // code, and code compiled for one kind is thrown away on meeting the
+  // other (seen as "wrong map" deoptimizations, each costing a recompile
+  // of searchWindows, ~100 ms of a background thread, in a daemon's
+  // first thousand searches).
+  const freqs: Uint32Array[] = [];
   /** Per slot, the window offsets its frequencies were set at (to score them and to clear them). */
-  const offsets = slots.map((_, s) => scratch.offsets(s));
+  const offsets: Uint32Array[] = [];
+  const tables: Float64Array[] = [];
+  const order: number[] = [];
+  for (let s = 0; s < n; s++) {
+    freqs.push(scratch.freqs(s));
+    offsets.push(scratch.offsets(s));
+    tables.push(scratch.table(s));
+    order.push(s);
+  }
   const counts = new Uint32Array(n);
   const scores = scratch.scores;
   /** The window's candidates (offsets), and which offsets are among them. */
@@ -207,7 +223,6 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   /** Where windows scored whole put their sums, and the lone-slot windows their survivors; floors set per window. */
   const accumulateInto: ReadInto = { scores, listed: isCandidate, offsets: candidates, floor: 0, parts: null };
   const collectInto: ReadInto = { scores: null, listed: null, offsets: survivors, floor: 0, parts: survivorParts };
-  const tables = slots.map((_, s) => scratch.table(s));
   const filled = new Uint8Array(n);
   const slotCount = new Uint32Array(n);
   const essential = new Uint8Array(n);
@@ -215,7 +230,6 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   const known = new Uint8Array(n);
   const contrib = new Float64Array(n);
   const present = new Uint8Array(n);
-  const order = Array.from({ length: n }, (_, s) => s);
   const passedLo: number[] = [];
   const passedHi: number[] = [];
   /**
@@ -368,7 +382,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       } else {
         // When no weak posting can pass the floor, the strong list holds every one that can.
         let reader: WindowReader | null = slot.readers[0]!;
-        if (slot.strong !== undefined && slot.weakBound !== undefined && slot.weakBound <= floor) {
+        if (slot.strong !== null && slot.weakBound <= floor) {
           reader = slot.strong();
           reader?.bound(base, hi);
         }

@@ -681,26 +681,30 @@ export class ResidentIndex {
     for (const { term, idf } of plan.model.terms) {
       if (plan.own?.term === term) own = slots.length;
       const list = this.#lists.list(term);
-      const slot = this.#slot([list], idf, plan.model.avgLength);
+      const lists: number[] = [];
+      lists.push(list);
       const strong = this.#lists.list(strongKey(term));
       // Made when a window first asks: most searches never do.
       let reader: WindowReader | null | undefined;
-      slot.strong = () => (reader === undefined ? (reader = strong < 0 ? null : new WindowReader(this.#lists, this.#blocks, this.#lengths, strong, idf, plan.model.avgLength)) : reader);
+      const strongReader = () => (reader === undefined ? (reader = strong < 0 ? null : new WindowReader(this.#lists, this.#blocks, this.#lengths, strong, idf, plan.model.avgLength)) : reader);
       // The very expression a weak posting's part is: at least each of them.
       const weakLen = list < 0 ? NO_WEAK : this.#weakLen[list]!;
-      slot.weakBound = weakLen === NO_WEAK ? 0 : idf * saturation(STRONG_F - 1, weakLen, plan.model.avgLength);
-      slots.push(slot);
+      const weakBound = weakLen === NO_WEAK ? 0 : idf * saturation(STRONG_F - 1, weakLen, plan.model.avgLength);
+      slots.push(this.#slot(lists, idf, plan.model.avgLength, strongReader, weakBound));
     }
     let prefixSlot = -1;
     if (prefix !== undefined) {
       prefixSlot = slots.length;
-      slots.push(this.#slot(prefix.terms.map((t) => this.#lists.list(t)), prefix.listWeight, plan.model.avgLength));
+      // Pushed, as the terms' are: one kind of array for #slot (max-score.ts, at `freqs`).
+      const lists: number[] = [];
+      for (const t of prefix.terms) lists.push(this.#lists.list(t));
+      slots.push(this.#slot(lists, prefix.listWeight, plan.model.avgLength, null, Number.NaN));
     }
     const view: FactView = { lengths: this.#lengths, ordered: this.#ordered, older: (a, b) => this.#older(a, b) };
     return maxScore(slots, own, prefixSlot, k, plan.model.avgLength, view, this.#alive).map((h) => ({ id: this.#id(h.ord), score: h.score }));
   }
 
-  #slot(lists: readonly number[], weight: number, avg: number): Slot {
+  #slot(lists: readonly number[], weight: number, avg: number, strong: Slot['strong'], weakBound: number): Slot {
     const readers: WindowReader[] = [];
     let ub = 0;
     for (const list of lists) {
@@ -708,7 +712,7 @@ export class ResidentIndex {
       readers.push(new WindowReader(this.#lists, this.#blocks, this.#lengths, list, weight, avg));
       ub = Math.max(ub, frontierBound(this.#blocks.listFront, 2 * FRONT * list, weight, avg));
     }
-    return { readers, weight, ub };
+    return { readers, weight, ub, strong, weakBound };
   }
 
   /** Whether fact `a` has a lower (older) id than fact `b`. */

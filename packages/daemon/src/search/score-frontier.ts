@@ -13,9 +13,11 @@ export const FRONT = 4;
  * room, neighbours merge into the pair that beats both (the higher
  * frequency with the shorter length): a looser bound, never a wrong one.
  */
-export function setFrontier(fs: ArrayLike<number>, lens: ArrayLike<number>, n: number, into: Uint32Array, at: number): void {
+export function setFrontier(fs: Uint32Array, lens: Uint32Array, n: number, into: Uint32Array, at: number): void {
   // Frequency descending, then length ascending; keep each pair shorter than all before it.
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => fs[b]! - fs[a]! || lens[a]! - lens[b]!);
+  const order: number[] = [];
+  for (let i = 0; i < n; i++) order.push(i);
+  order.sort((a, b) => fs[b]! - fs[a]! || lens[a]! - lens[b]!);
   const pf: number[] = [];
   const pl: number[] = [];
   for (const i of order) {
@@ -44,20 +46,26 @@ export function setFrontier(fs: ArrayLike<number>, lens: ArrayLike<number>, n: n
   }
 }
 
+/** addToFrontier's pairs: typed arrays as a block's are, so setFrontier meets one kind (search-compiled-shapes.test.ts). */
+const added = { fs: new Uint32Array(FRONT + 1), lens: new Uint32Array(FRONT + 1) };
+
 /** Adds one pair to the frontier at `into[at..]`. */
 export function addToFrontier(f: number, length: number, into: Uint32Array, at: number): void {
-  const fs: number[] = [f];
-  const lens: number[] = [length];
+  const { fs, lens } = added;
+  fs[0] = f;
+  lens[0] = length;
+  let n = 1;
   for (let j = 0; j < FRONT; j++) {
     const pf = into[at + 2 * j]!;
     if (pf === 0) break;
     const pl = into[at + 2 * j + 1]!;
     // Already beaten: nothing changes.
     if (pf >= f && pl <= length) return;
-    fs.push(pf);
-    lens.push(pl);
+    fs[n] = pf;
+    lens[n] = pl;
+    n++;
   }
-  setFrontier(fs, lens, fs.length, into, at);
+  setFrontier(fs, lens, n, into, at);
 }
 
 /** The most `weight × saturation` any pair of the frontier at `from[at..]` reaches (0: empty). */
