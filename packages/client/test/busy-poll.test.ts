@@ -50,6 +50,20 @@ async function holdingServer(busyPollUs: number | undefined, hold: boolean | (()
   return { client, search, release, done };
 }
 
+/**
+ * Six searches answered 400 ms after they were sent, past a 300 ms
+ * window: fewer than half of the recent answers then came within it (7/8
+ * per miss: 0.45 after six), and polling is off.
+ */
+async function answerLate(search: () => Promise<unknown>, release: () => void): Promise<void> {
+  for (let i = 0; i < 6; i++) {
+    const call = search();
+    await sleep(400);
+    release();
+    await call;
+  }
+}
+
 describe('busy polling while a call waits', () => {
   it('polls while the answer is awaited, within the window, and sleeps once it is in', async () => {
     // A window long enough to see in CPU time: 1 s, the answer held 600 ms.
@@ -105,14 +119,7 @@ describe('busy polling while a call waits', () => {
     let hold = true;
     const { search, release, done } = await holdingServer(300_000, () => hold);
     try {
-      // Six answers after the 300 ms window: fewer than half of the
-      // recent answers came within it (7/8 per miss: 0.45 after six).
-      for (let i = 0; i < 6; i++) {
-        const call = search();
-        await sleep(400);
-        release();
-        await call;
-      }
+      await answerLate(search, release);
       const slow = search();
       const whileOff = await cpuWhile(sleep(250));
       release();
@@ -135,12 +142,7 @@ describe('busy polling while a call waits', () => {
   it('while polling is off, still polls for one request in 8', async () => {
     const { search, release, done } = await holdingServer(300_000);
     try {
-      for (let i = 0; i < 6; i++) {
-        const call = search();
-        await sleep(400);
-        release();
-        await call;
-      }
+      await answerLate(search, release);
       // Polling is off: requests 7 to 13 sleep, the 14th is polled for.
       // Each is answered after the window too, so polling stays off.
       const used: number[] = [];
