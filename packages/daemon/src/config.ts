@@ -27,6 +27,8 @@ export interface DaemonConfig {
   busyPollUs: number;
   /** What the agents' search indexes may take in memory before the least recently used go back to their images, in bytes. */
   indexMemoryBytes: number;
+  /** The most work the search warm-up does in idle time after the start, in ms (0: none; search/warm-up.ts). */
+  warmUpMs: number;
 }
 
 /** Default of --index-memory, in MiB: the store's own default. */
@@ -41,6 +43,14 @@ const MAX_INDEX_MEMORY_MIB = 1024 * 1024;
 export const DEFAULT_BUSY_POLL_US = 200;
 /** A second: past a few hundred µs, polling spends a core rather than saving a wake-up. */
 const MAX_BUSY_POLL_US = 1_000_000;
+
+/**
+ * Default of --warm-up-ms: about what V8 needs to compile the search code
+ * on made-up facts (search/warm-up.ts), once per start, in idle time.
+ */
+export const DEFAULT_WARM_UP_MS = 1_500;
+/** A minute: the warm-up is done long before. */
+const MAX_WARM_UP_MS = 60_000;
 
 /** What `main` should do. */
 export type Invocation =
@@ -80,6 +90,11 @@ Options (each also settable by the environment variable shown):
                           together; past it, the least recently used wait in
                           their images until searched again (default ${DEFAULT_INDEX_MEMORY_MIB})
                                                                      [MEMORYD_INDEX_MEMORY_MIB]
+  --warm-up-ms MS         after the start, while no request waits, run the search
+                          code on made-up facts for at most this many ms of work,
+                          so that a fresh daemon's first searches run compiled;
+                          0 never does (default ${DEFAULT_WARM_UP_MS}, at most ${MAX_WARM_UP_MS})
+                                                                     [MEMORYD_WARM_UP_MS]
   --verify                check the store instead of serving it: every record's
                           checksum, the counters, dedup entries and search index
                           against the records; prints what is damaged; exit 0
@@ -140,6 +155,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'max-connections': { type: 'string' },
         'export-cursor-ttl': { type: 'string' },
         'busy-poll-us': { type: 'string' },
+        'warm-up-ms': { type: 'string' },
         'index-memory': { type: 'string' },
         verify: { type: 'boolean' },
         repair: { type: 'boolean' },
@@ -172,6 +188,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
   const busyPollText = v['busy-poll-us'] ?? env['MEMORYD_BUSY_POLL_US'];
   const indexMemoryText = v['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
+  const warmUpText = v['warm-up-ms'] ?? env['MEMORYD_WARM_UP_MS'];
 
   return {
     kind: 'run',
@@ -185,6 +202,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       exportCursorTtlMs: ttlText === undefined ? Limits.exportCursorIdleMs : positiveInt('--export-cursor-ttl', ttlText, 1),
       busyPollUs: busyPollText === undefined ? DEFAULT_BUSY_POLL_US : boundedInt('--busy-poll-us', busyPollText, 0, MAX_BUSY_POLL_US),
       indexMemoryBytes: 1024 * 1024 * (indexMemoryText === undefined ? DEFAULT_INDEX_MEMORY_MIB : boundedInt('--index-memory', indexMemoryText, 1, MAX_INDEX_MEMORY_MIB)),
+      warmUpMs: warmUpText === undefined ? DEFAULT_WARM_UP_MS : boundedInt('--warm-up-ms', warmUpText, 0, MAX_WARM_UP_MS),
     },
   };
 }

@@ -8,12 +8,20 @@ import { takeActivationFd } from './server/socket-activation.js';
 import { claimSocketPath, prepareSocketDir } from './server/socket-file.js';
 import { claimSocketLock } from './server/socket-lock.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
+import { SearchWarmUp } from './search/warm-up.js';
 import type { MemoryStore } from './store/memory-store.js';
 import { openStore } from './store/supervised-store.js';
 import { DAEMON_VERSION } from './version.js';
 
 /** DESIGN.md: a stopping daemon exits within 5 s; we give ourselves 4.5. */
 const STOP_DEADLINE_MS = 4_500;
+
+/**
+ * The search warm-up's slices run once no request has been in flight,
+ * begun or answered for this long (and it asks again this often): a
+ * client in a burst of calls is back well within it.
+ */
+const WARM_UP_QUIET_MS = 100;
 
 /** A running daemon. */
 export interface RunningDaemon {
@@ -54,12 +62,14 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
   let server: SocketServer | undefined;
   let stopping: Promise<void> | undefined;
+  let warmUp: SearchWarmUp | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
 
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       log.info('stopping', { reason });
+      warmUp?.stop();
       try {
         await server?.close();
       } finally {
@@ -101,6 +111,14 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
       cause: err,
     });
   }
+
+  warmUp = new SearchWarmUp(
+    config.warmUpMs,
+    () => server?.quietFor(WARM_UP_QUIET_MS) === true,
+    WARM_UP_QUIET_MS,
+    (summary) => log.debug('search code warmed up', { ...summary, workMs: Math.round(summary.workMs) }),
+  );
+  warmUp.start();
 
   log.info('listening', {
     version: DAEMON_VERSION,

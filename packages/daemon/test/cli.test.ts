@@ -13,8 +13,8 @@ import { PACKAGE_VERSION } from './helpers/shapes.js';
 
 after(cleanupAll);
 
-const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--index-memory', '--verify', '--repair', '--help', '--version'];
-const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US', 'MEMORYD_INDEX_MEMORY_MIB'];
+const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--index-memory', '--warm-up-ms', '--verify', '--repair', '--help', '--version'];
+const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US', 'MEMORYD_INDEX_MEMORY_MIB', 'MEMORYD_WARM_UP_MS'];
 
 describe('memoryd --help', () => {
   it('exits 0 and mentions every flag and the socket and data-dir variables', async () => {
@@ -83,4 +83,15 @@ describe('--index-memory', () => {
   itRefusesAsUsage(bad);
 
   it('is read from MEMORYD_INDEX_MEMORY_MIB when the flag is absent', () => assertUsageError({ env: { MEMORYD_INDEX_MEMORY_MIB: 'half' } }, /--index-memory must be a whole number, got "half"/));
+});
+
+describe('--warm-up-ms', () => {
+  const bad: Array<[string, string[], RegExp]> = [
+    ['not a number', ['--warm-up-ms', 'some'], /--warm-up-ms must be a whole number/],
+    ['negative', ['--warm-up-ms=-1'], /--warm-up-ms must be a whole number/],
+    ['past a minute', ['--warm-up-ms', '60001'], /--warm-up-ms must be at most 60000/],
+  ];
+  itRefusesAsUsage(bad);
+
+  it('is read from MEMORYD_WARM_UP_MS when the flag is absent', () => assertUsageError({ env: { MEMORYD_WARM_UP_MS: 'lots' } }, /--warm-up-ms must be a whole number, got "lots"/));
 });

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { ErrorCodes, LineSplitter, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
+import type { Activity } from './activity.js';
 import type { BusyPoll } from './busy-poll.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
 import type { LineBudget } from './line-budget.js';
@@ -37,6 +38,7 @@ export class Connection {
     private readonly log: Logger,
     private readonly busyPoll: BusyPoll,
     private readonly budget: LineBudget,
+    private readonly activity: Activity,
   ) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
@@ -65,6 +67,7 @@ export class Connection {
   }
 
   private onData(chunk: Buffer): void {
+    this.activity.touch();
     if (this.draining) return;
     const lines = this.splitter.push(chunk);
     if (lines === 'overflow') {
@@ -131,6 +134,7 @@ export class Connection {
   private start(line: string): void {
     if (line.trim() === '') return;
     this.active++;
+    this.activity.begin();
     this.dispatcher
       .handleLine(line, (task) => this.inSlot(task))
       .then(
@@ -139,6 +143,7 @@ export class Connection {
       )
       .finally(() => {
         this.active--;
+        this.activity.end();
         this.pump();
       });
   }

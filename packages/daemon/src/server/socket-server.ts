@@ -3,6 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { ErrorCodes, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
+import { Activity } from './activity.js';
 import { BusyPoll } from './busy-poll.js';
 import { Connection } from './connection.js';
 import { LineBudget } from './line-budget.js';
@@ -26,6 +27,7 @@ export class SocketServer {
   private readonly busyPoll: BusyPoll;
   private readonly refusals: RefusalLog;
   private readonly lineBudget = new LineBudget(Limits.maxUnfinishedLineBytes);
+  private readonly activity = new Activity();
   private nextId = 1;
   private boundPath: string | undefined;
 
@@ -41,6 +43,11 @@ export class SocketServer {
     // to its last line.
     this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
     this.server.on('error', (err) => this.log.error('server error', { err }));
+  }
+
+  /** No request in flight on any connection, and none begun, answered or read for `ms`. */
+  quietFor(ms: number): boolean {
+    return this.activity.quietFor(ms);
   }
 
   /** Open connections. */
@@ -113,7 +120,7 @@ export class SocketServer {
       socket.end(JSON.stringify(error) + '\n');
       return;
     }
-    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log, this.busyPoll, this.lineBudget);
+    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log, this.busyPoll, this.lineBudget, this.activity);
     this.connections.add(conn);
     this.log.debug('connection opened', { conn: conn.id, open: this.connections.size });
     socket.once('close', () => {
