@@ -55,7 +55,9 @@ mean/p50/p99/max with one request in flight, sent through @memoryd/client's
 DaemonClient as memoryd-mcp sends them, overall and by kind of query,
 beside as many daemon.hello round trips timed right after on the same
 connection (the floor: the socket, both event loops and this machine's
-scheduling, with no search in it). Then
+scheduling, with no search in it); and the first 300 searches through a
+daemon restarted and left idle 5 s first (a service before its agent
+searches, when its warm-up runs). Then
 @modelcontextprotocol/server-memory (spawned with the MCP SDK's Client and
 StdioClientTransport) loads the same 10,000 texts (one entity per fact)
 while that scale's first daemon still runs, and the same queries are timed

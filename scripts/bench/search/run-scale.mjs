@@ -5,6 +5,7 @@
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MemorySearch } from '@memoryd/protocol';
 import { connect } from '../ndjson-client.mjs';
 import { percentile } from '../stats.mjs';
@@ -18,6 +19,13 @@ import { startServerMemory } from './server-memory.mjs';
 
 /** Records per admin.import call: the protocol's maximum (Limits.importMaxRecords). */
 const IMPORT_BATCH = 1_000;
+
+/**
+ * How long the idle restart leaves the daemon alone before its first
+ * search: a service restarted some seconds before its agent searches,
+ * which is when the daemon's search warm-up (ADR 0022) runs.
+ */
+const IDLE_RESTART_MS = 5_000;
 
 /**
  * Latency figures of one run of timed requests.
@@ -179,6 +187,15 @@ export async function runMemoryd(scale, opts, root, progress) {
   const rssCold = Math.max(...colds.map((c) => c.rssBytes));
   say(`cold start: median accept ${cold.acceptMs.toFixed(1)} ms, first answer ${cold.firstAnswerMs.toFixed(1)} ms ` +
     `(runs: ${colds.map((c) => c.firstAnswerMs.toFixed(1)).join(', ')} ms)`);
+  say(`idle restart: memoryd restarted on the store and left idle ${IDLE_RESTART_MS / 1000} s, then the first 300 searches`);
+  assertSameBuild(opts.build, `the idle restart of ${scale.name}`);
+  const idleChild = await startDaemon(socketPath, dataDir, `${scale.name}, idle restart`);
+  await sleep(IDLE_RESTART_MS);
+  const idle = await timeSearches(socketPath, SEARCHED_AGENT, queries.slice(0, 300), { warmup: [], limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
+  await shutdownDaemon(await connect(socketPath), idleChild);
+  const idleRestart = latency(idle.samplesNs);
+  say(`idle restart: the first search ${(idle.samplesNs[0] / 1e6).toFixed(3)} ms, p99 of 300 ${idleRestart.p99Ms.toFixed(3)} ms`);
+
   // Measured at rest, once the last daemon on it has stopped: right after
   // the load, LevelDB's write-ahead log still holds what a reopen turns
   // into tables, and background compaction may be running.
@@ -200,6 +217,7 @@ export async function runMemoryd(scale, opts, root, progress) {
       servingSearch: serving?.search,
       servingFirst300: serving?.first300,
       servingFloor: serving?.floor,
+      idleRestart: { firstMs: idle.samplesNs[0] / 1e6, ...idleRestart },
       coldStart: cold,
       search: {
         ...search,
