@@ -147,4 +147,48 @@ describe('MaxScore with block bounds', () => {
     }
   });
 
+  test('equals exhaustive scoring on prefixes that complete to one word', () => {
+    // A prefix of one completion is read as a term is (the kernel, the
+    // strongest-first probes), where several completions are merged
+    // first. Words of a letters-only family, kx + two letters + q, so
+    // that kxab* completes to kxabq alone; and zz + a letter, with zz?q
+    // beside it, so that zza* completes to zzaq alone while zza, the word
+    // as typed, may be a term of the query too (its facts then get no
+    // prefix part). Beside common words, in windows scored whole and in
+    // windows read for one slot.
+    const rand = random(97);
+    const index = new ResidentIndex();
+    const docs = new Map<string, DocTerms>();
+    const family = (r: number) => `kx${String.fromCharCode(97 + (r % 26), 97 + (Math.floor(r / 26) % 26))}q`;
+    for (let i = 0; i < 60_000; i++) {
+      const picked = Array.from({ length: 2 + Math.floor(rand() * 7) }, () => zipfWord(rand));
+      if (rand() < 0.5) picked.push(family(Number.parseInt(zipfWord(rand).slice(1), 36)));
+      if (rand() < 0.3) {
+        // The word, its one completion, or (a fact of both) the two.
+        const zz = `zz${String.fromCharCode(97 + Math.floor(rand() * 6))}`;
+        const which = rand();
+        picked.push(...(which < 0.4 ? [zz] : which < 0.8 ? [`${zz}q`] : [zz, `${zz}q`]));
+      }
+      const id = rand() < 0.01 ? ulid(Math.floor(rand() * 1e9)) : ulid(1e10 + i * 1000);
+      if (docs.has(id)) continue;
+      const doc = docTerms(picked.join(' '));
+      index.add(id, doc);
+      docs.set(id, doc);
+      if (rand() < 0.05) removeIfThere(index, docs, ulid(1e10 + Math.floor(rand() * i) * 1000));
+    }
+    let single = 0;
+    for (let q = 0; q < 2000; q++) {
+      const common = Array.from({ length: q % 3 }, () => words[Math.floor(rand() * (q % 2 === 0 ? 4 : 60))]!);
+      const letter = String.fromCharCode(97 + Math.floor(rand() * 6));
+      const r = Number.parseInt(words[Math.floor(rand() * 300)]!.slice(1), 36);
+      const last = [`${family(r).slice(0, 4)}*`, `zz${letter}*`, `zz${letter} zz${letter}*`, `${family(r)} ${family(r).slice(0, 4)}*`][q % 4]!;
+      const query = [...common, last].join(' ');
+      const k = [1, 10, 100, 200][q % 4]!;
+      const analysed = analyzeQuery(query);
+      if (index.complete(analysed.prefix!.surface).length <= 2) single++;
+      assert.deepEqual(index.search(analysed, k), index.searchExhaustive(analysed, k), `query ${JSON.stringify(query)} k ${k}`);
+    }
+    // The prefixes are those of one completion (besides, for zz?*, the word as typed).
+    assert.ok(single > 1900, `${single} of 2000 prefixes complete to one word or two`);
+  });
 });

@@ -366,7 +366,9 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       gate.slot = lone;
       const slot = slots[lone]!;
       let ns = 0;
-      if (lone === prefix) {
+      // A prefix of one completion is read as a term is (its one list, the
+      // very parts): only several lists need merging first.
+      if (lone === prefix && slot.readers.length > 1) {
         // The prefix's part is that of a fact's most frequent completion:
         // its lists' frequencies merged first (the best kept), then read.
         fillSlot(lone, base, hi);
@@ -423,8 +425,12 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       let nc = 0;
       const ownFirst = prefix >= 0 && own >= 0 && windowUb[own]! > 0;
       if (ownFirst) fillSlot(own, base, hi);
+      // A prefix of one completion, when no fact of the window can hold
+      // the word as typed, adds its parts as a term does, last as scoreDoc
+      // sums it (it is the last slot); else its lists are merged below.
+      const prefixRead = prefix >= 0 && !ownFirst && slots[prefix]!.readers.length === 1;
       for (let s = 0; s < n; s++) {
-        if (s === prefix || windowUb[s] === 0) continue;
+        if ((s === prefix && !prefixRead) || windowUb[s] === 0) continue;
         const table = tables[s]!;
         const weight = slots[s]!.weight;
         // One list per slot: a fact in a block's range holds the slot's word there or not at all.
@@ -432,7 +438,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         gate.slot = s;
         for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, accumulateInto, nc, kernel);
       }
-      if (prefix >= 0 && windowUb[prefix]! > 0) {
+      if (prefix >= 0 && !prefixRead && windowUb[prefix]! > 0) {
         fillSlot(prefix, base, hi);
         const f = freqs[prefix]!;
         const ownF = ownFirst ? freqs[own]! : undefined;
