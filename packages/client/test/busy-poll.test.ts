@@ -121,19 +121,21 @@ describe('busy polling while a call waits', () => {
     try {
       await answerLate(search, release);
       const slow = search();
-      const whileOff = await cpuWhile(sleep(250));
+      const whileOff = await cpuWhile(sleep(280));
       release();
       await slow;
-      assert.ok(whileOff <= 100, `${whileOff} ms of CPU in 250 ms of a call waiting after six slow answers`);
+      assert.ok(whileOff <= 20, `${whileOff} ms of CPU in 280 ms of a call waiting after six slow answers`);
       // Answers at once bring the share back over half.
       hold = false;
       for (let i = 0; i < 10; i++) assert.deepEqual(await search(), { facts: [] });
       hold = true;
       const again = search();
-      const whileOn = await cpuWhile(sleep(250));
+      const whileOn = await cpuWhile(sleep(280));
       release();
       await again;
-      assert.ok(whileOn >= 60, `${whileOn} ms of CPU in 250 ms of a call waiting after ten quick answers`);
+      // Polling takes what CPU the machine gives: a quarter of a core or
+      // more on a loaded CI runner, against under 1 ms asleep.
+      assert.ok(whileOn >= 40 && whileOn > 4 * whileOff, `${whileOn} ms of CPU in 280 ms of a call waiting after ten quick answers (${whileOff} ms before)`);
     } finally {
       await done();
     }
@@ -148,13 +150,16 @@ describe('busy polling while a call waits', () => {
       const used: number[] = [];
       for (let i = 7; i <= 14; i++) {
         const call = search();
-        used.push(await cpuWhile(sleep(150)));
-        await sleep(250);
+        used.push(await cpuWhile(sleep(280)));
+        await sleep(150);
         release();
         await call;
       }
-      assert.ok(used.slice(0, 7).every((ms) => ms <= 60), `CPU while requests 7-13 waited: ${used.join(', ')} ms`);
-      assert.ok((used[7] ?? 0) >= 60, `CPU while request 14 waited: ${used.join(', ')} ms`);
+      // Asleep: under 1 ms each. Polling: what CPU the machine gives, a
+      // quarter of a core or more on a loaded CI runner.
+      const asleep = Math.max(...used.slice(0, 7));
+      assert.ok(asleep <= 20, `CPU while requests 7-13 waited: ${used.join(', ')} ms`);
+      assert.ok((used[7] ?? 0) >= 40 && (used[7] ?? 0) > 4 * asleep, `CPU while request 14 waited: ${used.join(', ')} ms`);
     } finally {
       await done();
     }
