@@ -233,6 +233,11 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   const passedLo: number[] = [];
   const passedHi: number[] = [];
   /**
+   * The prefix completes to one word: its one list is read as a term's
+   * is (the very parts), where several lists are merged first.
+   */
+  const prefixOneList = prefix >= 0 && slots[prefix]!.readers.length === 1;
+  /**
    * A slot's block can be passed over when the fact bound with the block's
    * bound in the slot's place (the others' at their window bounds, summed
    * in slot order) is prunable: then no fact in its ordinal range can
@@ -366,9 +371,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       gate.slot = lone;
       const slot = slots[lone]!;
       let ns = 0;
-      // A prefix of one completion is read as a term is (its one list, the
-      // very parts): only several lists need merging first.
-      if (lone === prefix && slot.readers.length > 1) {
+      if (lone === prefix && !prefixOneList) {
         // The prefix's part is that of a fact's most frequent completion:
         // its lists' frequencies merged first (the best kept), then read.
         fillSlot(lone, base, hi);
@@ -425,10 +428,10 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       let nc = 0;
       const ownFirst = prefix >= 0 && own >= 0 && windowUb[own]! > 0;
       if (ownFirst) fillSlot(own, base, hi);
-      // A prefix of one completion, when no fact of the window can hold
-      // the word as typed, adds its parts as a term does, last as scoreDoc
-      // sums it (it is the last slot); else its lists are merged below.
-      const prefixRead = prefix >= 0 && !ownFirst && slots[prefix]!.readers.length === 1;
+      // A prefix of one list, when no fact of the window can hold the word
+      // as typed, adds its parts as a term does, last as scoreDoc sums it
+      // (it is the last slot); else its lists are merged below.
+      const prefixRead = prefixOneList && !ownFirst;
       for (let s = 0; s < n; s++) {
         if ((s === prefix && !prefixRead) || windowUb[s] === 0) continue;
         const table = tables[s]!;
