@@ -147,6 +147,47 @@ describe('MaxScore with block bounds', () => {
     }
   });
 
+  test('equals exhaustive scoring on a loaded index, searched between writes', () => {
+    // A load seals each list in one go, its blocks one after the other,
+    // which the kernel copies a window's worth at a time; writes between
+    // searches then free blocks and reuse them in place (lists rebuilt
+    // after removals), so no search may read bytes copied for an earlier
+    // one. Prefixes of several completions beside common words: their
+    // lists are read keeping each fact's best part.
+    const rand = random(131);
+    const index = new ResidentIndex();
+    const docs = new Map<string, DocTerms>();
+    const texts: string[] = [];
+    const fact = (i: number): void => {
+      const text = Array.from({ length: 3 + Math.floor(rand() * 10) }, () => zipfWord(rand)).join(' ');
+      const id = ulid(1e10 + i * 1000);
+      const doc = docTerms(text);
+      index.add(id, doc);
+      docs.set(id, doc);
+      texts.push(text);
+    };
+    index.beginLoad();
+    for (let i = 0; i < 50_000; i++) fact(i);
+    index.endLoad();
+    let next = 50_000;
+    let multi = 0;
+    for (let round = 0; round < 200; round++) {
+      for (let q = 0; q < 8; q++) {
+        const from = texts[Math.floor(rand() * texts.length)]!.split(' ');
+        const common = Array.from({ length: q % 3 }, () => words[Math.floor(rand() * 6)]!);
+        const last = q % 2 === 0 ? `${words[Math.floor(rand() * 200)]!.slice(0, 2)}*` : from[Math.floor(rand() * from.length)]!;
+        const analysed = analyzeQuery([...common, last].join(' '));
+        if (analysed.prefix !== undefined && index.complete(analysed.prefix.surface).length > 1) multi++;
+        const k = [1, 10, 100][q % 3]!;
+        assert.deepEqual(index.search(analysed, k), index.searchExhaustive(analysed, k), `round ${round}: ${JSON.stringify(analysed)} k ${k}`);
+      }
+      // Writes between searches: removals of older facts (lists rebuilt, blocks freed), adds that reuse them.
+      for (let w = 0; w < 150; w++) removeIfThere(index, docs, ulid(1e10 + Math.floor(rand() * next) * 1000));
+      for (let w = 0; w < 100; w++) fact(next++);
+    }
+    assert.ok(multi > 500, `${multi} of 1,600 queries end in a prefix of several completions`);
+  });
+
   test('equals exhaustive scoring on prefixes that complete to one word', () => {
     // A prefix of one completion is read as a term is (the kernel, the
     // strongest-first probes), where several completions are merged

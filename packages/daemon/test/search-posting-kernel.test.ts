@@ -26,6 +26,7 @@ describe('posting kernel', () => {
     const kernel = new PostingKernel(WINDOW);
     let listedSeen = 0;
     let collectedSeen = 0;
+    let bestSeen = 0;
     for (let trial = 0; trial < 400; trial++) {
       // One block of up to 128 postings: gaps and frequencies of 1 to 3 varint bytes.
       const count = 1 + Math.floor(rand() * 128);
@@ -53,7 +54,7 @@ describe('posting kernel', () => {
       const inMemory = rand() < 0.5;
       const table = inMemory ? kernel.table(0)! : newPartTable();
       const reference = newPartTable();
-      const mode = trial % 3;
+      const mode = trial % 4;
       const floor = mode === 0 ? 0 : rand() * weight;
       // The reference: decoded, then each live posting in the window, oldest first.
       const docs = new Uint32Array(128);
@@ -64,9 +65,12 @@ describe('posting kernel', () => {
       const expectedParts: number[] = [];
       kernel.scores.fill(0);
       kernel.isCandidate.fill(0);
-      // Sums already there, some listed already: what the slots before left.
+      kernel.bestParts.fill(0);
+      // Sums already there, some listed already: what the slots before
+      // left; or, keeping the best, the parts another list left.
+      const sums = mode === 3 ? kernel.bestParts : kernel.scores;
       for (let o = 0; o < WINDOW; o++) {
-        if (rand() < 0.3) expectedScores[o] = kernel.scores[o] = rand() * weight;
+        if (rand() < 0.3) expectedScores[o] = sums[o] = rand() * weight;
         if (rand() < 0.1) kernel.isCandidate[o] = 1;
       }
       const expectedListed = Uint8Array.from(kernel.isCandidate);
@@ -82,19 +86,25 @@ describe('posting kernel', () => {
           }
           continue;
         }
+        if (mode === 3) {
+          if (expectedScores[o] === 0) expectedOffsets.push(o);
+          if (v > expectedScores[o]!) expectedScores[o] = v;
+          continue;
+        }
         expectedScores[o]! += v;
         if (mode === 1 && expectedScores[o]! >= floor && expectedListed[o] === 0) {
           expectedListed[o] = 1;
           expectedOffsets.push(o);
         }
       }
-      const into = {
-        scores: mode === 2 ? null : kernel.scores,
+      const into = kernel.into({
+        scores: mode === 2 ? null : mode === 3 ? kernel.bestParts : kernel.scores,
         listed: mode === 1 ? kernel.isCandidate : null,
-        offsets: mode === 2 ? kernel.survivors : kernel.candidates,
-        floor,
+        offsets: mode === 2 ? kernel.survivors : mode === 3 ? kernel.bestOffsets : kernel.candidates,
         parts: mode === 2 ? kernel.survivorParts : null,
-      };
+        best: mode === 3,
+      });
+      into.floor = floor;
       const n = kernel.readBlock(blocks, 0, base, hi, alive, lengths, table, weight, avg, into, 0);
       const what = `trial ${trial} (mode ${mode}, window ${base}-${hi}, table ${inMemory ? 'in memory' : 'outside'})`;
       assert.equal(n, expectedOffsets.length, what);
@@ -102,6 +112,10 @@ describe('posting kernel', () => {
         assert.deepEqual([...kernel.survivors.subarray(0, n)], expectedOffsets, what);
         assert.deepEqual([...kernel.survivorParts.subarray(0, n)], expectedParts, what);
         collectedSeen += n;
+      } else if (mode === 3) {
+        assert.deepEqual([...kernel.bestOffsets.subarray(0, n)], expectedOffsets, what);
+        assert.deepEqual([...kernel.bestParts], [...expectedScores], what);
+        bestSeen += n;
       } else {
         assert.deepEqual([...kernel.scores], [...expectedScores], what);
         if (mode === 1) {
@@ -112,18 +126,49 @@ describe('posting kernel', () => {
       }
     }
     // The modes were exercised, not passed by empty windows.
-    assert.ok(listedSeen > 200 && collectedSeen > 200, `listed ${listedSeen}, collected ${collectedSeen}`);
+    assert.ok(listedSeen > 200 && collectedSeen > 200 && bestSeen > 200, `listed ${listedSeen}, collected ${collectedSeen}, kept best ${bestSeen}`);
+  });
+
+  test('reads a list\'s blocks copied together, and never bytes copied for an earlier search', () => {
+    // Three blocks of one list, one after the other (as a load seals
+    // them): read newest first, the older ones come from the copy made
+    // for the newest. Then the bytes change in place, and the next search
+    // reads what they are now.
+    const kernel = new PostingKernel(WINDOW);
+    const blocks = new PostingBlocks();
+    blocks.ensureLists(1);
+    const lengths = new Uint32Array(WINDOW).fill(5);
+    const alive = new Uint8Array(WINDOW).fill(1);
+    const pairs = new Uint32Array(2 * 3 * 128);
+    for (let i = 0; i < 3 * 128; i++) {
+      pairs[2 * i] = 4 * i;
+      pairs[2 * i + 1] = 1 + (i % 3);
+    }
+    for (let b = 0; b < 3; b++) blocks.seal(0, pairs, 128 * b, 128, lengths);
+    const table = kernel.table(0)!;
+    const into = kernel.into({ scores: kernel.bestParts, listed: null, offsets: kernel.bestOffsets, parts: null, best: true });
+    const read = (): number[] => {
+      kernel.startSearch();
+      kernel.bestParts.fill(0);
+      let n = 0;
+      for (let b = 2; b >= 0; b--) n = kernel.readBlock(blocks, b, 0, WINDOW - 1, alive, lengths, table, 1, 5, into, n);
+      return [...kernel.bestOffsets.subarray(0, n)].map((o) => kernel.bestParts[o]!);
+    };
+    const before = read();
+    assert.equal(before.length, 3 * 128);
+    // Every frequency of the oldest block (its second varint of each pair) becomes 7.
+    const first = blocks.off[0]!;
+    for (let i = 0; i < 128; i++) blocks.bytes[first + 2 * i + 1] = 7;
+    const after = read();
+    const part7 = after[after.length - 1]!;
+    assert.ok(part7 > Math.max(...before), 'the oldest block was read as it is now');
+    assert.deepEqual(after.slice(0, 256), before.slice(0, 256));
   });
 
   test('refuses to write arrays outside its memory', () => {
     const kernel = new PostingKernel(WINDOW);
-    const blocks = new PostingBlocks();
-    blocks.ensureLists(1);
-    blocks.seal(0, Uint32Array.of(0, 1), 0, 1, Uint32Array.of(3));
-    assert.throws(
-      () =>
-        kernel.readBlock(blocks, 0, 0, 0, Uint8Array.of(1), Uint32Array.of(3), newPartTable(), 1, 3, { scores: new Float64Array(WINDOW), listed: null, offsets: kernel.candidates, floor: 0, parts: null }, 0),
-      /its own memory/,
-    );
+    assert.throws(() => kernel.into({ scores: new Float64Array(WINDOW), listed: null, offsets: kernel.candidates, parts: null, best: false }), /its own memory/);
+    assert.throws(() => kernel.into({ scores: kernel.scores, listed: null, offsets: new Uint32Array(WINDOW), parts: null, best: false }), /its own memory/);
+    assert.throws(() => kernel.into({ scores: kernel.scores, listed: null, offsets: kernel.candidates, parts: kernel.survivorParts, best: false }), /a way of reading/);
   });
 });

@@ -1,5 +1,5 @@
 import { newPartTable, part } from './part-table.js';
-import { PostingKernel, type ReadInto } from './posting-kernel.js';
+import { PostingKernel } from './posting-kernel.js';
 import type { BlockGate, WindowReader } from './window-reader.js';
 
 /**
@@ -95,6 +95,12 @@ const scratch = {
   survivors: kernel.survivors,
   survivorParts: kernel.survivorParts,
   isCandidate: kernel.isCandidate,
+  bestParts: kernel.bestParts,
+  bestOffsets: kernel.bestOffsets,
+  /** The ways of reading (ReadInto), their floors set per window. */
+  accumulateInto: kernel.into({ scores: kernel.scores, listed: kernel.isCandidate, offsets: kernel.candidates, parts: null, best: false }),
+  collectInto: kernel.into({ scores: null, listed: null, offsets: kernel.survivors, parts: kernel.survivorParts, best: false }),
+  bestInto: kernel.into({ scores: kernel.bestParts, listed: null, offsets: kernel.bestOffsets, parts: null, best: true }),
   slotFreqs: [] as Uint32Array[],
   slotOffsets: [] as Uint32Array[],
   slotTables: [] as Float64Array[],
@@ -111,6 +117,7 @@ const scratch = {
   reset(): void {
     this.scores.fill(0);
     this.isCandidate.fill(0);
+    this.bestParts.fill(0);
     for (const f of this.slotFreqs) f?.fill(0);
   },
 };
@@ -221,8 +228,12 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   let windowNo = 0;
   const isCandidate = scratch.isCandidate;
   /** Where windows scored whole put their sums, and the lone-slot windows their survivors; floors set per window. */
-  const accumulateInto: ReadInto = { scores, listed: isCandidate, offsets: candidates, floor: 0, parts: null };
-  const collectInto: ReadInto = { scores: null, listed: null, offsets: survivors, floor: 0, parts: survivorParts };
+  const accumulateInto = scratch.accumulateInto;
+  const collectInto = scratch.collectInto;
+  /** Where the prefix's lists put each fact's best part (see readPrefix). */
+  const bestParts = scratch.bestParts;
+  const bestOffsets = scratch.bestOffsets;
+  const bestInto = scratch.bestInto;
   const filled = new Uint8Array(n);
   const slotCount = new Uint32Array(n);
   const essential = new Uint8Array(n);
@@ -266,6 +277,24 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     }
     return b;
   };
+  /**
+   * The prefix's lists in the window, each fact's best part kept (that of
+   * its most frequent completion: the part rises with the frequency, so
+   * the very double scoreDoc adds) in `bestParts` by offset; returns how
+   * many offsets `bestOffsets` lists. The caller sets them back to 0.
+   */
+  const readPrefix = (base: number, hi: number): number => {
+    const slot = slots[prefix]!;
+    let count = 0;
+    for (const r of slot.readers) count = r.read(base, hi, alive, tables[prefix]!, slot.weight, avg, lengths, null, bestInto, count, kernel);
+    return count;
+  };
+  /**
+   * While a window's facts are settled: how many offsets the prefix's
+   * lists, read whole for the window (readPrefix), listed; -1 while they
+   * are probed fact by fact instead.
+   */
+  let prefixKept = -1;
   const fillSlot = (s: number, base: number, hi: number): void => {
     let count = 0;
     for (const r of slots[s]!.readers) count = r.fill(base, hi, alive, freqs[s]!, offsets[s]!, count);
@@ -285,10 +314,17 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       const s = order[j]!;
       if (known[s] !== 0) continue;
       if (prunable(boundNow())) return;
+      known[s] = 1;
+      if (s === prefix && prefixKept >= 0) {
+        // Read for the window already: the fact's best part, or 0.
+        const v = bestParts[at]!;
+        present[s] = v > 0 ? 1 : 0;
+        contrib[s] = v;
+        continue;
+      }
       let f = 0;
       if (filled[s] !== 0) f = freqs[s]![at]!;
       else for (const r of slots[s]!.readers) f = Math.max(f, r.probe(d, alive));
-      known[s] = 1;
       present[s] = f > 0 ? 1 : 0;
       if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
     }
@@ -350,13 +386,11 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     let lone = -1;
     let restUb = 0;
     let restCount = 0;
-    let restSlots = 0;
     for (let s = 0; s < n; s++) {
       if (essential[s] !== 0) lone = lone === -1 ? s : -2;
       else if (windowUb[s]! > 0) {
         restUb += windowUb[s]!;
         restCount += slotCount[s]!;
-        restSlots++;
       }
     }
     windowNo++;
@@ -372,18 +406,16 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       const slot = slots[lone]!;
       let ns = 0;
       if (lone === prefix && !prefixOneList) {
-        // The prefix's part is that of a fact's most frequent completion:
-        // its lists' frequencies merged first (the best kept), then read.
-        fillSlot(lone, base, hi);
-        const f = freqs[lone]!;
-        const list = offsets[lone]!;
-        for (let i = 0; i < counts[lone]!; i++) {
-          const at = list[i]!;
-          if (part(tables[lone]!, slot.weight, f[at]!, lengths[base + at]!, avg) > floor) survivors[ns++] = at;
+        // The prefix's part is that of a fact's most frequent completion.
+        const count = readPrefix(base, hi);
+        for (let i = 0; i < count; i++) {
+          const at = bestOffsets[i]!;
+          if (bestParts[at]! > floor) survivors[ns++] = at;
         }
-        // Newest first (the lists' offsets interleave); the parts again, the very doubles.
+        // Newest first (the lists' offsets interleave).
         survivors.subarray(0, ns).sort().reverse();
-        for (let i = 0; i < ns; i++) survivorParts[i] = part(tables[lone]!, slot.weight, f[survivors[i]!]!, lengths[base + survivors[i]!]!, avg);
+        for (let i = 0; i < ns; i++) survivorParts[i] = bestParts[survivors[i]!]!;
+        for (let i = 0; i < count; i++) bestParts[bestOffsets[i]!] = 0;
       } else {
         // When no weak posting can pass the floor, the strong list holds every one that can.
         let reader: WindowReader | null = slot.readers[0]!;
@@ -396,6 +428,17 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       }
       passedLo.length = 0;
       passedHi.length = 0;
+      // A fact's probe of the prefix reads each of its lists (up to eight
+      // completions): when the facts to settle would probe them more than
+      // reading them whole costs, they are read whole, each fact's best
+      // part kept, and settle looks the facts up.
+      let probed = 0;
+      for (let s = 0; s < n; s++) {
+        if (s === lone || windowUb[s] === 0) continue;
+        const lists = slots[s]!.readers.length;
+        if (s === prefix && lists > 1 && PROBE * ns * lists > slotCount[s]!) prefixKept = readPrefix(base, hi);
+        else probed += lists;
+      }
       // Newest first, as probes read down a window.
       for (let i = 0; i < ns; i++) {
         const at = survivors[i]!;
@@ -407,8 +450,10 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         contrib[lone] = survivorParts[i]!;
         settle(d, at, lengths[d]!);
       }
+      for (let i = 0; i < prefixKept; i++) bestParts[bestOffsets[i]!] = 0;
+      prefixKept = -1;
       // Many facts left to probe cost more than reading the others whole.
-      if (PROBE * ns * restSlots > restCount) {
+      if (PROBE * ns * probed > restCount) {
         probeAgainAt = windowNo + retryGap;
         retryGap *= 2;
       }
@@ -442,15 +487,12 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, accumulateInto, nc, kernel);
       }
       if (prefix >= 0 && !prefixRead && windowUb[prefix]! > 0) {
-        fillSlot(prefix, base, hi);
-        const f = freqs[prefix]!;
+        const count = readPrefix(base, hi);
         const ownF = ownFirst ? freqs[own]! : undefined;
-        const list = offsets[prefix]!;
-        const weight = slots[prefix]!.weight;
-        const table = tables[prefix]!;
-        for (let i = 0; i < counts[prefix]!; i++) {
-          const at = list[i]!;
-          if (ownF === undefined || ownF[at] === 0) scores[at]! += part(table, weight, f[at]!, lengths[base + at]!, avg);
+        for (let i = 0; i < count; i++) {
+          const at = bestOffsets[i]!;
+          if (ownF === undefined || ownF[at] === 0) scores[at]! += bestParts[at]!;
+          bestParts[at] = 0;
           if (isCandidate[at] === 0 && scores[at]! >= bar) {
             isCandidate[at] = 1;
             candidates[nc++] = at;

@@ -34,7 +34,11 @@
   ;;   more and whose byte at `listed` is 0 (setting it), as a u32 at
   ;;   `offsets` + 4 × n, n counting up;
   ;; - mode 2: lists each posting whose part is above `floor`, its offset
-  ;;   at `offsets` + 4 × n and its part at `parts` + 8 × n.
+  ;;   at `offsets` + 4 × n and its part at `parts` + 8 × n;
+  ;; - mode 3: keeps the best part of each offset in the f64 at `scores` +
+  ;;   8 × offset (0: none yet), listing the offset as a u32 at `offsets` +
+  ;;   4 × n the first time it gets one (a prefix's completions, each
+  ;;   fact scored by its best).
   ;; Returns the new n. Oldest first, as the block is stored.
   (func (export "read")
     (param $src i32) (param $count i32) (param $o i32) (param $last i32)
@@ -48,6 +52,7 @@
     (local $byte i32)
     (local $shift i32)
     (local $v f64)
+    (local $was f64)
     (local $at i32)
     (local $len i32)
     (block $done
@@ -114,6 +119,16 @@
                 (local.set $n (i32.add (local.get $n) (i32.const 1))))))
           (else
             (local.set $at (i32.add (local.get $scores) (i32.shl (local.get $o) (i32.const 3))))
+            (if (i32.eq (local.get $mode) (i32.const 3))
+              (then
+                (local.set $was (f64.load (local.get $at)))
+                (if (f64.eq (local.get $was) (f64.const 0))
+                  (then
+                    (i32.store (i32.add (local.get $offsets) (i32.shl (local.get $n) (i32.const 2))) (local.get $o))
+                    (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+                (if (f64.gt (local.get $v) (local.get $was))
+                  (then (f64.store (local.get $at) (local.get $v))))
+                (br $next)))
             (local.set $v (f64.add (f64.load (local.get $at)) (local.get $v)))
             (f64.store (local.get $at) (local.get $v))
             (if (i32.and (i32.eq (local.get $mode) (i32.const 1)) (f64.ge (local.get $v) (local.get $floor)))

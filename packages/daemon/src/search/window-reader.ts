@@ -25,12 +25,28 @@ const gathered = { at: new Uint32Array(BLOCK), f: new Uint32Array(BLOCK) };
 
 /**
  * What WindowReader's read does with one posting's part `v` at offset
- * `o`: adds it to the sums (`parts` null), listing the offset, when
- * `listed` is given, the first time its sum is `floor` or more; or lists
- * it with its part when above `floor`. Returns the new count of offsets.
+ * `o` (ReadInto's three ways): adds it to the sums (`parts` null),
+ * listing the offset, when `listed` is given, the first time its sum is
+ * `floor` or more; or lists it with its part when above `floor`; or
+ * (`best`) keeps it when the best so far, listing the offset at its
+ * first. Returns the new count of offsets.
  */
-function take(o: number, v: number, scores: Float64Array | null, listed: Uint8Array | null, offsets: Uint32Array, n: number, floor: number, parts: Float64Array | null): number {
-  if (parts === null) {
+function take(
+  o: number,
+  v: number,
+  scores: Float64Array | null,
+  listed: Uint8Array | null,
+  offsets: Uint32Array,
+  n: number,
+  floor: number,
+  parts: Float64Array | null,
+  best: boolean,
+): number {
+  if (best) {
+    const was = scores![o]!;
+    if (was === 0) offsets[n++] = o;
+    if (v > was) scores![o] = v;
+  } else if (parts === null) {
     const sum = (scores![o]! += v);
     if (listed !== null && sum >= floor && listed[o] === 0) {
       listed[o] = 1;
@@ -167,9 +183,12 @@ export class WindowReader {
    * Reads the live postings of [base, hi] (the window {@link bound} moved
    * to), less the parts the gate passes over, each scored by its part
    * (part-table.ts: `weight × saturation(f, length, avg)`, the expression
-   * scoreDoc evaluates), into `into`. Two ways, returning the new count
+   * scoreDoc evaluates), into `into`. Three ways, returning the new count
    * of offsets:
    *
+   * - `into.best` (keep the best): keeps in `scores[ord - base]` the
+   *   greater of the part and what is there, listing in `offsets` (from
+   *   `n`) each offset that had 0.
    * - `into.parts` null (accumulate): adds each part to
    *   `scores[ord - base]`, listing in `offsets` (from `n`) each offset not
    *   yet in `listed` whose sum is now `floor` or more (none without
@@ -194,7 +213,7 @@ export class WindowReader {
     kernel: PostingKernel,
   ): number {
     const blocks = this.#blocks;
-    const { scores, listed, offsets, floor, parts } = into;
+    const { scores, listed, offsets, floor, parts, best } = into;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
       if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
         if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
@@ -229,7 +248,7 @@ export class WindowReader {
       const fs = gathered.f;
       for (let i = 0; i < count; i++) {
         const o = at[i]!;
-        n = take(o, part(table, weight, fs[i]!, lengths[base + o]!, avg), scores, listed, offsets, n, floor, parts);
+        n = take(o, part(table, weight, fs[i]!, lengths[base + o]!, avg), scores, listed, offsets, n, floor, parts, best);
       }
     }
     return n;
