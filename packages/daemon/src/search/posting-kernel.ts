@@ -65,7 +65,44 @@ interface Exports {
     alive: number,
     lengths: number,
   ): number;
+  settle(
+    from: number,
+    ns: number,
+    n: number,
+    lone: number,
+    own: number,
+    prefix: number,
+    full: number,
+    threshold: number,
+    ordered: number,
+    avg: number,
+    survivors: number,
+    survivorParts: number,
+    best: number,
+    lengths: number,
+    slots: number,
+    order: number,
+    lists: number,
+    parts: number,
+    state: number,
+    result: number,
+  ): number;
 }
+
+/** Slots a window's settling in the kernel takes at most (more: settled in JS). */
+export const KERNEL_SLOTS = 16;
+/** Lists probed in one window's settling, at most. */
+const SETTLE_LISTS = 64;
+/** Parts (a tail or a block) of those lists in the window, at most. */
+const SETTLE_PARTS = 1024;
+/** Bytes of blocks and tails copied for one window's probes, at most. */
+const PROBE_STAGE_BYTES = 256 * 1024;
+/** Bytes of a list's blocks copied at once when they lie one after the other. */
+const PROBE_CHUNK_BYTES = 4 * 1024;
+/** The kinds of slot of a window's settling (posting-kernel.wat's settle). */
+export const SETTLE_KNOWN = 0;
+export const SETTLE_PROBED = 1;
+export const SETTLE_KEPT = 2;
 
 /**
  * The hot loop of a search in WebAssembly (posting-kernel.wat): a sealed
@@ -94,6 +131,8 @@ export class PostingKernel {
   readonly #exports: Exports;
   readonly #buffer: ArrayBuffer;
   readonly #bytes: Uint8Array;
+  /** The memory as i32s. */
+  readonly #words: Int32Array;
   readonly #tables: Float64Array[] = [];
   readonly #alive: Uint8Array;
   readonly #lengths: Uint32Array;
@@ -106,6 +145,31 @@ export class PostingKernel {
   #stagedHi = 0;
   readonly #aliveAt: number;
   readonly #lengthsAt: number;
+  // A window's settling (settleStart to settle).
+  readonly #slotsAt: number;
+  readonly #orderAt: number;
+  readonly #stateAt: number;
+  readonly #resultAt: number;
+  readonly #listsAt: number;
+  readonly #partsAt: number;
+  readonly #buffersAt: number;
+  readonly #probeStageAt: number;
+  readonly #slotF64: Float64Array;
+  readonly #slotI32: Int32Array;
+  readonly #order: Int32Array;
+  readonly #listI32: Int32Array;
+  readonly #partI32: Int32Array;
+  readonly #result: Float64Array;
+  #settleBase = 0;
+  #settleSlots = 0;
+  #settleLists = 0;
+  #settleParts = 0;
+  #probeUsed = 0;
+  /** The bytes last copied for probes: `#chunkLo` to `#chunkHi` of `#chunkBytes`, at `#chunkAt`. */
+  #chunkBytes: Uint8Array | null = null;
+  #chunkLo = 0;
+  #chunkHi = 0;
+  #chunkAt = 0;
   /** The window whose `alive` and `lengths` are in memory: its base, the search it was copied for, and the arrays. */
   #loadedBase = -1;
   #loadedSearch = -1;
@@ -143,11 +207,26 @@ export class PostingKernel {
     const isCandidateAt = take(window);
     const aliveAt = take(window);
     this.#stageAt = take(Math.max(STAGE_BYTES, BLOCK_BYTES));
+    // A window's settling: slots (32 bytes), the order, the state (known,
+    // present, parts), the score to offer, lists (32 bytes), their parts
+    // (20 bytes), a buffer of 1 KB per list, and the copied bytes.
+    const slotsAt = take(32 * KERNEL_SLOTS);
+    this.#orderAt = take(4 * KERNEL_SLOTS);
+    this.#stateAt = take(256);
+    this.#resultAt = take(8);
+    const listsAt = take(32 * SETTLE_LISTS);
+    const settlePartsAt = take(20 * SETTLE_PARTS);
+    this.#buffersAt = take(1024 * SETTLE_LISTS);
+    this.#probeStageAt = take(PROBE_STAGE_BYTES);
+    this.#slotsAt = slotsAt;
+    this.#listsAt = listsAt;
+    this.#partsAt = settlePartsAt;
     const memory = this.#exports.memory;
     const pages = Math.ceil(at / 65536) - memory.buffer.byteLength / 65536;
     if (pages > 0) memory.grow(pages);
     this.#buffer = memory.buffer;
     this.#bytes = new Uint8Array(this.#buffer);
+    this.#words = new Int32Array(this.#buffer);
     this.scores = new Float64Array(this.#buffer, scoresAt, window);
     this.survivorParts = new Float64Array(this.#buffer, partsAt, window);
     this.bestParts = new Float64Array(this.#buffer, bestAt, window);
@@ -160,6 +239,12 @@ export class PostingKernel {
     this.#alive = new Uint8Array(this.#buffer, aliveAt, window);
     this.#aliveAt = aliveAt;
     this.#lengthsAt = lengthsAt;
+    this.#slotF64 = new Float64Array(this.#buffer, slotsAt, 4 * KERNEL_SLOTS);
+    this.#slotI32 = new Int32Array(this.#buffer, slotsAt, 8 * KERNEL_SLOTS);
+    this.#order = new Int32Array(this.#buffer, this.#orderAt, KERNEL_SLOTS);
+    this.#listI32 = new Int32Array(this.#buffer, listsAt, 8 * SETTLE_LISTS);
+    this.#partI32 = new Int32Array(this.#buffer, settlePartsAt, 5 * SETTLE_PARTS);
+    this.#result = new Float64Array(this.#buffer, this.#resultAt, 1);
   }
 
   /** Slot `s`'s part table in the kernel's memory (unset: NaN), if it has one there. */
@@ -222,15 +307,7 @@ export class PostingKernel {
     into: ReadInto,
     n: number,
   ): number {
-    if (this.#loadedBase !== base || this.#loadedSearch !== this.#search || this.#loadedAlive !== alive || this.#loadedLengths !== lengths) {
-      if (hi - base + 1 > this.#window) throw new Error(`a window of ${hi - base + 1} facts is wider than the kernel's ${this.#window}`);
-      this.#alive.set(alive.subarray(base, hi + 1));
-      this.#lengths.set(lengths.subarray(base, hi + 1));
-      this.#loadedBase = base;
-      this.#loadedSearch = this.#search;
-      this.#loadedAlive = alive;
-      this.#loadedLengths = lengths;
-    }
+    this.#loadWindow(base, hi, alive, lengths);
     const count = blocks.count[b]!;
     const off = blocks.off[b]!;
     const bytes = blocks.bytes;
@@ -267,5 +344,169 @@ export class PostingKernel {
       this.#aliveAt,
       this.#lengthsAt,
     );
+  }
+
+  /** Copies the window's `alive` and `lengths` in, unless this search copied them already. */
+  #loadWindow(base: number, hi: number, alive: Uint8Array, lengths: Uint32Array): void {
+    if (this.#loadedBase === base && this.#loadedSearch === this.#search && this.#loadedAlive === alive && this.#loadedLengths === lengths) return;
+    if (hi - base + 1 > this.#window) throw new Error(`a window of ${hi - base + 1} facts is wider than the kernel's ${this.#window}`);
+    this.#alive.set(alive.subarray(base, hi + 1));
+    this.#lengths.set(lengths.subarray(base, hi + 1));
+    this.#loadedBase = base;
+    this.#loadedSearch = this.#search;
+    this.#loadedAlive = alive;
+    this.#loadedLengths = lengths;
+  }
+
+  /**
+   * Begins settling the survivors of the window [base, hi] in the kernel
+   * (max-score.ts: a window read for its one essential slot). Then, for
+   * each slot in order, {@link settleSlot}; for a probed slot, each of its
+   * lists ({@link settleList}) with its parts in the window, newest first
+   * (WindowReader.probeParts: {@link settleTail}, {@link settleBlock});
+   * then {@link settle}. A false return means it does not fit: the caller
+   * settles the window in JavaScript instead.
+   */
+  settleStart(base: number, hi: number, alive: Uint8Array, lengths: Uint32Array): void {
+    this.#loadWindow(base, hi, alive, lengths);
+    this.#settleBase = base;
+    this.#settleSlots = 0;
+    this.#settleLists = 0;
+    this.#settleParts = 0;
+    this.#probeUsed = 0;
+    this.#chunkBytes = null;
+  }
+
+  /** The next slot: its window bound, weight and part table, and its kind (SETTLE_KNOWN, SETTLE_PROBED or SETTLE_KEPT). */
+  settleSlot(ub: number, weight: number, table: Float64Array, kind: number): boolean {
+    const s = this.#settleSlots;
+    if (s >= KERNEL_SLOTS) return false;
+    this.#slotF64[4 * s] = ub;
+    this.#slotF64[4 * s + 1] = weight;
+    this.#slotI32[8 * s + 4] = table.buffer === this.#buffer ? table.byteOffset : -1;
+    this.#slotI32[8 * s + 5] = kind;
+    this.#slotI32[8 * s + 6] = this.#settleLists;
+    this.#slotI32[8 * s + 7] = 0;
+    this.#settleSlots = s + 1;
+    return true;
+  }
+
+  /** The next list of the last slot. */
+  settleList(): boolean {
+    const l = this.#settleLists;
+    if (l >= SETTLE_LISTS || this.#settleSlots === 0) return false;
+    const list = this.#listI32;
+    list[8 * l] = this.#settleParts;
+    list[8 * l + 1] = 0;
+    list[8 * l + 2] = 0;
+    list[8 * l + 3] = -1;
+    list[8 * l + 6] = this.#buffersAt + 1024 * l;
+    this.#slotI32[8 * (this.#settleSlots - 1) + 7]!++;
+    this.#settleLists = l + 1;
+    this.#chunkBytes = null;
+    return true;
+  }
+
+  /** The last list's tail, as it overlaps the window: `size` pairs (ordinal, frequency) from `pairs[at]`, oldest first. */
+  settleTail(pairs: Uint32Array, at: number, size: number): boolean {
+    if (size > 128 || this.#probeUsed + 1032 > PROBE_STAGE_BYTES) return false;
+    const base = this.#settleBase;
+    // Offsets, then frequencies 512 bytes on, 4-byte aligned.
+    this.#probeUsed = Math.ceil(this.#probeUsed / 8) * 8;
+    const dst = this.#probeStageAt + this.#probeUsed;
+    this.#probeUsed += 1024;
+    const words = this.#words;
+    for (let i = 0, w = dst >> 2; i < size; i++, w++) {
+      words[w] = pairs[at + 2 * i]! - base;
+      words[w + 128] = pairs[at + 2 * i + 1]!;
+    }
+    return this.#settlePart(pairs[at]! - base, pairs[at + 2 * (size - 1)]! - base, size, dst, 1);
+  }
+
+  /** Block `b`, the last list's next part in the window. */
+  settleBlock(blocks: PostingBlocks, b: number): boolean {
+    const off = blocks.off[b]!;
+    const count = blocks.count[b]!;
+    const bytes = blocks.bytes;
+    // At most to the end of the blocks: bytes past it are not written yet.
+    const end = Math.min(blocks.byteSize, off + 10 * count);
+    if (this.#chunkBytes !== bytes || off < this.#chunkLo || end > this.#chunkHi) {
+      // The list's older blocks come next: when they lie just below this one, copy them with it.
+      const lo = blocks.prev[b] === b - 1 ? Math.max(0, end - PROBE_CHUNK_BYTES) : off;
+      if (this.#probeUsed + (end - lo) > PROBE_STAGE_BYTES) return false;
+      this.#chunkAt = this.#probeStageAt + this.#probeUsed;
+      this.#bytes.set(bytes.subarray(lo, end), this.#chunkAt);
+      this.#probeUsed += end - lo;
+      this.#chunkBytes = bytes;
+      this.#chunkLo = lo;
+      this.#chunkHi = end;
+    }
+    const base = this.#settleBase;
+    return this.#settlePart(blocks.first[b]! - base, blocks.last[b]! - base, count, this.#chunkAt + off - this.#chunkLo, 0);
+  }
+
+  #settlePart(first: number, last: number, count: number, src: number, decoded: number): boolean {
+    const p = this.#settleParts;
+    if (p >= SETTLE_PARTS || this.#settleLists === 0) return false;
+    const part = this.#partI32;
+    part[5 * p] = first;
+    part[5 * p + 1] = last;
+    part[5 * p + 2] = count;
+    part[5 * p + 3] = src;
+    part[5 * p + 4] = decoded;
+    this.#listI32[8 * (this.#settleLists - 1) + 1]!++;
+    this.#settleParts = p + 1;
+    return true;
+  }
+
+  /**
+   * Settles survivors `from` to `ns` - 1 (offsets in {@link survivors},
+   * the lone slot's parts in {@link survivorParts}) as max-score.ts's
+   * settle does, each in turn: returns the first to offer, its score in
+   * {@link settledScore}, or `ns` when none is left. `full`: k facts are
+   * held, `threshold` the k-th score; with `ordered`, a bound equal to it
+   * prunes too. `order`: the slots, weakest window bound first.
+   */
+  settle(
+    from: number,
+    ns: number,
+    lone: number,
+    own: number,
+    prefix: number,
+    full: boolean,
+    threshold: number,
+    ordered: boolean,
+    avg: number,
+    order: readonly number[],
+  ): number {
+    const n = this.#settleSlots;
+    for (let j = 0; j < n; j++) this.#order[j] = order[j]!;
+    return this.#exports.settle(
+      from,
+      ns,
+      n,
+      lone,
+      own,
+      prefix,
+      full ? 1 : 0,
+      threshold,
+      ordered ? 1 : 0,
+      avg,
+      this.survivors.byteOffset,
+      this.survivorParts.byteOffset,
+      this.bestParts.byteOffset,
+      this.#lengthsAt,
+      this.#slotsAt,
+      this.#orderAt,
+      this.#listsAt,
+      this.#partsAt,
+      this.#stateAt,
+      this.#resultAt,
+    );
+  }
+
+  /** The score of the survivor {@link settle} returned. */
+  get settledScore(): number {
+    return this.#result[0]!;
   }
 }

@@ -140,4 +140,283 @@
                     (local.set $n (i32.add (local.get $n) (i32.const 1)))))))))
         (br $next)))
     (local.get $n))
+
+  ;; part(table, weight, f, length): weight × saturation(f, length, avg),
+  ;; looked up in (and filled into) the table at `table` (-1: none) when
+  ;; the pair fits it, as part-table.ts's part and read's inline copy do.
+  (func $part (param $table i32) (param $weight f64) (param $f i32) (param $len i32) (param $avg f64) (result f64)
+    (local $at i32)
+    (local $v f64)
+    (if (i32.and
+          (i32.ne (local.get $table) (i32.const -1))
+          (i32.and (i32.lt_u (local.get $f) (global.get $tableF)) (i32.lt_u (local.get $len) (global.get $tableLength))))
+      (then
+        (local.set $at
+          (i32.add (local.get $table)
+            (i32.shl (i32.add (i32.mul (local.get $f) (global.get $tableLength)) (local.get $len)) (i32.const 3))))
+        (local.set $v (f64.load (local.get $at)))
+        (if (f64.ne (local.get $v) (local.get $v))
+          (then
+            (local.set $v
+              (f64.mul (local.get $weight)
+                (call $saturation (f64.convert_i32_u (local.get $f)) (f64.convert_i32_u (local.get $len)) (local.get $avg))))
+            (f64.store (local.get $at) (local.get $v))))
+        (return (local.get $v))))
+    (f64.mul (local.get $weight)
+      (call $saturation (f64.convert_i32_u (local.get $f)) (f64.convert_i32_u (local.get $len)) (local.get $avg))))
+
+  ;; Decodes the `count` postings of the block whose bytes are at `src`,
+  ;; its first ordinal `o` past the window's base: offsets (i32, oldest
+  ;; first) at `docs`, frequencies at `docs` + 512.
+  (func $decode (param $src i32) (param $count i32) (param $o i32) (param $docs i32)
+    (local $x i32)
+    (local $byte i32)
+    (local $shift i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (local.get $count)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 1)))
+        (local.set $x (i32.load8_u (local.get $src)))
+        (local.set $src (i32.add (local.get $src) (i32.const 1)))
+        (if (i32.ge_u (local.get $x) (i32.const 0x80))
+          (then
+            (local.set $x (i32.and (local.get $x) (i32.const 0x7f)))
+            (local.set $shift (i32.const 7))
+            (loop $more
+              (local.set $byte (i32.load8_u (local.get $src)))
+              (local.set $src (i32.add (local.get $src) (i32.const 1)))
+              (local.set $x (i32.or (local.get $x) (i32.shl (i32.and (local.get $byte) (i32.const 0x7f)) (local.get $shift))))
+              (local.set $shift (i32.add (local.get $shift) (i32.const 7)))
+              (br_if $more (i32.ge_u (local.get $byte) (i32.const 0x80))))))
+        (local.set $o (i32.add (local.get $o) (local.get $x)))
+        (i32.store (local.get $docs) (local.get $o))
+        (local.set $x (i32.load8_u (local.get $src)))
+        (local.set $src (i32.add (local.get $src) (i32.const 1)))
+        (if (i32.ge_u (local.get $x) (i32.const 0x80))
+          (then
+            (local.set $x (i32.and (local.get $x) (i32.const 0x7f)))
+            (local.set $shift (i32.const 7))
+            (loop $more
+              (local.set $byte (i32.load8_u (local.get $src)))
+              (local.set $src (i32.add (local.get $src) (i32.const 1)))
+              (local.set $x (i32.or (local.get $x) (i32.shl (i32.and (local.get $byte) (i32.const 0x7f)) (local.get $shift))))
+              (local.set $shift (i32.add (local.get $shift) (i32.const 7)))
+              (br_if $more (i32.ge_u (local.get $byte) (i32.const 0x80))))))
+        (i32.store offset=512 (local.get $docs) (local.get $x))
+        (local.set $docs (i32.add (local.get $docs) (i32.const 4)))
+        (br $next))))
+
+  ;; The frequency of list `list`'s posting at window offset `at` (0:
+  ;; none), where `at` falls from one call to the next within a window.
+  ;; A list (32 bytes): its first part (an index into the parts at
+  ;; `parts`), its count of parts, the part it is at, the part decoded
+  ;; into its buffer (-1: none) and the buffer (offsets, then frequencies
+  ;; at + 512). A part (20 bytes), newest first: its first and last
+  ;; offsets, its count of postings, where its bytes are, and whether
+  ;; they are decoded already (a tail: offsets there, frequencies at +
+  ;; 512).
+  (func $probe (param $list i32) (param $at i32) (param $parts i32) (result i32)
+    (local $n i32)
+    (local $c i32)
+    (local $part i32)
+    (local $docs i32)
+    (local $lo i32)
+    (local $hi i32)
+    (local $mid i32)
+    (local $v i32)
+    (local.set $n (i32.load offset=4 (local.get $list)))
+    (local.set $c (i32.load offset=8 (local.get $list)))
+    ;; Past the parts wholly above `at`: the first whose first offset is `at` or below.
+    (block $found
+      (loop $walk
+        (br_if $found (i32.ge_s (local.get $c) (local.get $n)))
+        (local.set $part
+          (i32.add (local.get $parts) (i32.mul (i32.add (i32.load (local.get $list)) (local.get $c)) (i32.const 20))))
+        (br_if $found (i32.le_s (i32.load (local.get $part)) (local.get $at)))
+        (local.set $c (i32.add (local.get $c) (i32.const 1)))
+        (br $walk)))
+    (i32.store offset=8 (local.get $list) (local.get $c))
+    (if (i32.ge_s (local.get $c) (local.get $n)) (then (return (i32.const 0))))
+    (if (i32.lt_s (i32.load offset=4 (local.get $part)) (local.get $at)) (then (return (i32.const 0))))
+    (if (i32.load offset=16 (local.get $part))
+      (then (local.set $docs (i32.load offset=12 (local.get $part))))
+      (else
+        (local.set $docs (i32.load offset=24 (local.get $list)))
+        (if (i32.ne (i32.load offset=12 (local.get $list)) (local.get $c))
+          (then
+            (call $decode
+              (i32.load offset=12 (local.get $part))
+              (i32.load offset=8 (local.get $part))
+              (i32.load (local.get $part))
+              (local.get $docs))
+            (i32.store offset=12 (local.get $list) (local.get $c))))))
+    ;; Offsets ascending: a binary search.
+    (local.set $lo (i32.const 0))
+    (local.set $hi (i32.sub (i32.load offset=8 (local.get $part)) (i32.const 1)))
+    (block $none
+      (loop $search
+        (br_if $none (i32.gt_s (local.get $lo) (local.get $hi)))
+        (local.set $mid (i32.shr_u (i32.add (local.get $lo) (local.get $hi)) (i32.const 1)))
+        (local.set $v (i32.load (i32.add (local.get $docs) (i32.shl (local.get $mid) (i32.const 2)))))
+        (if (i32.eq (local.get $v) (local.get $at))
+          (then (return (i32.load offset=512 (i32.add (local.get $docs) (i32.shl (local.get $mid) (i32.const 2)))))))
+        (if (i32.lt_s (local.get $v) (local.get $at))
+          (then (local.set $lo (i32.add (local.get $mid) (i32.const 1))))
+          (else (local.set $hi (i32.sub (local.get $mid) (i32.const 1)))))
+        (br $search)))
+    (i32.const 0))
+
+  ;; What a fact can still score at most, in slot order (max-score.ts's
+  ;; boundNow): its part where known (nothing where known absent), the
+  ;; slot's window bound where not. Slots (32 bytes): window bound (f64),
+  ;; weight (f64), table (-1: none), kind, first list, lists. State:
+  ;; known (i32 per slot), present (i32 per slot, at + 64), part (f64
+  ;; per slot, at + 128).
+  (func $bound (param $n i32) (param $slots i32) (param $state i32) (result f64)
+    (local $b f64)
+    (local $s i32)
+    (block $done
+      (loop $next
+        (br_if $done (i32.ge_u (local.get $s) (local.get $n)))
+        (if (i32.load (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))))
+          (then
+            (if (i32.load offset=64 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))))
+              (then
+                (local.set $b
+                  (f64.add (local.get $b) (f64.load offset=128 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 3)))))))))
+          (else
+            (local.set $b (f64.add (local.get $b) (f64.load (i32.add (local.get $slots) (i32.shl (local.get $s) (i32.const 5))))))))
+        (local.set $s (i32.add (local.get $s) (i32.const 1)))
+        (br $next)))
+    (local.get $b))
+
+  ;; Settles the survivors `from` to `ns` - 1 of a window read for its one
+  ;; essential slot `lone` (max-score.ts's settle, for each in turn): the
+  ;; other slots probed, strongest first (`order`, i32 per slot, weakest
+  ;; first), while the fact can still enter; `full` says k facts are held,
+  ;; `threshold` is the k-th score, and with `ordered` a bound equal to
+  ;; it prunes too. Kinds of slot: 0, known absent (or the lone slot);
+  ;; 1, probed in its lists; 2, the prefix's best parts read whole into
+  ;; `best` by offset. Returns the first survivor to offer (its score,
+  ;; scoreDoc's sum, at `result`), or `ns` when none is left.
+  (func (export "settle")
+    (param $from i32) (param $ns i32) (param $n i32) (param $lone i32) (param $own i32) (param $prefix i32)
+    (param $full i32) (param $threshold f64) (param $ordered i32) (param $avg f64)
+    (param $survivors i32) (param $survivorParts i32) (param $best i32) (param $lengths i32)
+    (param $slots i32) (param $order i32) (param $lists i32) (param $parts i32) (param $state i32) (param $result i32)
+    (result i32)
+    (local $i i32)
+    (local $at i32)
+    (local $len i32)
+    (local $j i32)
+    (local $s i32)
+    (local $slot i32)
+    (local $kind i32)
+    (local $f i32)
+    (local $g i32)
+    (local $l i32)
+    (local $end i32)
+    (local $v f64)
+    (local $b f64)
+    (local $score f64)
+    (local.set $i (local.get $from))
+    (block $all
+      (loop $survivor
+        (br_if $all (i32.ge_s (local.get $i) (local.get $ns)))
+        (block $pruned
+          (local.set $at (i32.load (i32.add (local.get $survivors) (i32.shl (local.get $i) (i32.const 2)))))
+          (local.set $len (i32.load (i32.add (local.get $lengths) (i32.shl (local.get $at) (i32.const 2)))))
+          (local.set $s (i32.const 0))
+          (block $cleared
+            (loop $clear
+              (br_if $cleared (i32.ge_u (local.get $s) (local.get $n)))
+              (i32.store (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (i32.const 0))
+              (local.set $s (i32.add (local.get $s) (i32.const 1)))
+              (br $clear)))
+          (i32.store (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 2))) (i32.const 1))
+          (i32.store offset=64 (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 2))) (i32.const 1))
+          (f64.store offset=128 (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 3)))
+            (f64.load (i32.add (local.get $survivorParts) (i32.shl (local.get $i) (i32.const 3)))))
+          (local.set $j (local.get $n))
+          (block $probed
+            (loop $slotLoop
+              (br_if $probed (i32.eqz (local.get $j)))
+              (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+              (local.set $s (i32.load (i32.add (local.get $order) (i32.shl (local.get $j) (i32.const 2)))))
+              (br_if $slotLoop (i32.load (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2)))))
+              ;; prunable(boundNow())
+              (local.set $b (call $bound (local.get $n) (local.get $slots) (local.get $state)))
+              (br_if $pruned
+                (i32.and (local.get $full)
+                  (i32.or (f64.lt (local.get $b) (local.get $threshold))
+                    (i32.and (f64.eq (local.get $b) (local.get $threshold)) (local.get $ordered)))))
+              (i32.store (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (i32.const 1))
+              (local.set $slot (i32.add (local.get $slots) (i32.shl (local.get $s) (i32.const 5))))
+              (local.set $kind (i32.load offset=20 (local.get $slot)))
+              (if (i32.eq (local.get $kind) (i32.const 2))
+                (then
+                  (local.set $v (f64.load (i32.add (local.get $best) (i32.shl (local.get $at) (i32.const 3)))))
+                  (i32.store offset=64 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (f64.gt (local.get $v) (f64.const 0)))
+                  (f64.store offset=128 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 3))) (local.get $v))
+                  (br $slotLoop)))
+              (local.set $f (i32.const 0))
+              (if (i32.eq (local.get $kind) (i32.const 1))
+                (then
+                  (local.set $l (i32.load offset=24 (local.get $slot)))
+                  (local.set $end (i32.add (local.get $l) (i32.load offset=28 (local.get $slot))))
+                  (block $listsDone
+                    (loop $listLoop
+                      (br_if $listsDone (i32.ge_u (local.get $l) (local.get $end)))
+                      (local.set $g
+                        (call $probe (i32.add (local.get $lists) (i32.shl (local.get $l) (i32.const 5))) (local.get $at) (local.get $parts)))
+                      (if (i32.gt_u (local.get $g) (local.get $f)) (then (local.set $f (local.get $g))))
+                      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+                      (br $listLoop)))))
+              (i32.store offset=64 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (i32.ne (local.get $f) (i32.const 0)))
+              (if (local.get $f)
+                (then
+                  (f64.store offset=128 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 3)))
+                    (call $part
+                      (i32.load offset=16 (local.get $slot))
+                      (f64.load offset=8 (local.get $slot))
+                      (local.get $f)
+                      (local.get $len)
+                      (local.get $avg)))))
+              (br $slotLoop)))
+          (local.set $b (call $bound (local.get $n) (local.get $slots) (local.get $state)))
+          (br_if $pruned
+            (i32.and (local.get $full)
+              (i32.or (f64.lt (local.get $b) (local.get $threshold))
+                (i32.and (f64.eq (local.get $b) (local.get $threshold)) (local.get $ordered)))))
+          ;; scoreDoc's sum: the terms in slot order, then the prefix unless the fact holds its own word.
+          (local.set $score (f64.const 0))
+          (local.set $s (i32.const 0))
+          (block $summed
+            (loop $sum
+              (br_if $summed (i32.ge_u (local.get $s) (local.get $n)))
+              (if (i32.and
+                    (i32.ne (local.get $s) (local.get $prefix))
+                    (i32.load offset=64 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2)))))
+                (then
+                  (local.set $score
+                    (f64.add (local.get $score) (f64.load offset=128 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 3))))))))
+              (local.set $s (i32.add (local.get $s) (i32.const 1)))
+              (br $sum)))
+          (if (i32.ge_s (local.get $prefix) (i32.const 0))
+            (then
+              (if (i32.load offset=64 (i32.add (local.get $state) (i32.shl (local.get $prefix) (i32.const 2))))
+                (then
+                  (if (i32.eqz
+                        (i32.and (i32.ge_s (local.get $own) (i32.const 0))
+                          (i32.ne (i32.load offset=64 (i32.add (local.get $state) (i32.shl (local.get $own) (i32.const 2)))) (i32.const 0))))
+                    (then
+                      (local.set $score
+                        (f64.add (local.get $score) (f64.load offset=128 (i32.add (local.get $state) (i32.shl (local.get $prefix) (i32.const 3))))))))))))
+          (if (f64.gt (local.get $score) (f64.const 0))
+            (then
+              (f64.store (local.get $result) (local.get $score))
+              (return (local.get $i)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $survivor)))
+    (local.get $ns))
 )

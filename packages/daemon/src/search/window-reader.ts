@@ -365,6 +365,25 @@ export class WindowReader {
     return 0;
   }
 
+  /**
+   * Hands the kernel (posting-kernel.ts's settleTail and settleBlock) the
+   * parts of the list in the window [base, hi] (the window {@link bound}
+   * moved to), newest first: what {@link probe} would search, for the
+   * kernel to probe instead. False when they do not fit there.
+   */
+  probeParts(base: number, hi: number, kernel: PostingKernel): boolean {
+    const pairs = this.#pool.pairs;
+    const size = this.#tailSize;
+    if (size > 0 && pairs[this.#tailBase + 2 * (size - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
+      if (!kernel.settleTail(pairs, this.#tailBase, size)) return false;
+    }
+    const blocks = this.#blocks;
+    for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
+      if (blocks.first[b]! <= hi && !kernel.settleBlock(blocks, b)) return false;
+    }
+    return true;
+  }
+
   /** The newest ordinal below `base` the list may hold (-1: none); at most `base - 1`. */
   below(base: number): number {
     let next = -1;
