@@ -1,5 +1,5 @@
 import { newPartTable, part } from './part-table.js';
-import { KERNEL_SLOTS, PostingKernel, SETTLE_KEPT, SETTLE_KNOWN, SETTLE_PROBED } from './posting-kernel.js';
+import { KERNEL_SLOTS, PostingKernel, SETTLE_FILLED, SETTLE_KEPT, SETTLE_KNOWN, SETTLE_PROBED } from './posting-kernel.js';
 import type { BlockGate, WindowReader } from './window-reader.js';
 
 /**
@@ -114,7 +114,8 @@ const scratch = {
   slotOffsets: [] as Uint32Array[],
   slotTables: [] as Float64Array[],
   freqs(s: number): Uint32Array {
-    return (this.slotFreqs[s] ??= new Uint32Array(WINDOW));
+    // In the kernel's memory where it has room: the kernel settles from them.
+    return (this.slotFreqs[s] ??= kernel.freqs(s) ?? new Uint32Array(WINDOW));
   },
   offsets(s: number): Uint32Array {
     return (this.slotOffsets[s] ??= new Uint32Array(WINDOW));
@@ -345,25 +346,36 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   };
 
   /**
-   * The settling of a window read for its one essential slot, `lone`,
-   * done by the kernel (posting-kernel.wat's settle: the very steps and
+   * The settling of a window's facts (`count` offsets of `facts`, newest
+   * first): the survivors of a window read for its one essential slot,
+   * `lone`, or (`lone` -1) the candidates of its essential slots, read
+   * whole (filled), done by the kernel (posting-kernel.wat's settle: the very steps and
    * doubles of settle above, each survivor in turn), which hands back each
    * fact to offer. False, having done nothing, when the window's lists do
    * not fit in its memory, or when there are too few survivors to repay
    * copying the lists' blocks of the window ({@link KERNEL_SETTLE_FROM}).
    */
-  const settleInKernel = (base: number, hi: number, lone: number, ns: number): boolean => {
-    if (n > KERNEL_SLOTS || ns < KERNEL_SETTLE_FROM) return false;
+  const settleInKernel = (base: number, hi: number, lone: number, facts: Uint32Array, count: number): boolean => {
+    if (n > KERNEL_SLOTS || count < KERNEL_SETTLE_FROM) return false;
     kernel.settleStart(base, hi, alive, lengths);
     for (let s = 0; s < n; s++) {
-      const kind = s === lone || windowUb[s] === 0 ? SETTLE_KNOWN : s === prefix && prefixKept >= 0 ? SETTLE_KEPT : SETTLE_PROBED;
-      if (!kernel.settleSlot(windowUb[s]!, slots[s]!.weight, tables[s]!, kind)) return false;
+      const kind =
+        s === lone || windowUb[s] === 0
+          ? SETTLE_KNOWN
+          : filled[s] !== 0
+            ? SETTLE_FILLED
+            : essential[s] !== 0 && lone < 0
+              ? SETTLE_KNOWN
+              : s === prefix && prefixKept >= 0
+                ? SETTLE_KEPT
+                : SETTLE_PROBED;
+      if (!kernel.settleSlot(windowUb[s]!, slots[s]!.weight, tables[s]!, kind, freqs[s]!)) return false;
       if (kind !== SETTLE_PROBED) continue;
       for (const r of slots[s]!.readers) if (!kernel.settleList() || !r.probeParts(base, hi, kernel)) return false;
     }
-    for (let i = 0; i < ns; ) {
-      i = kernel.settle(i, ns, lone, own, prefix, heapOrd.length >= k, threshold, ordered, avg, order);
-      if (i < ns) offer(base + survivors[i++]!, kernel.settledScore);
+    for (let i = 0; i < count; ) {
+      i = kernel.settle(facts, i, count, lone, own, prefix, heapOrd.length >= k, threshold, ordered, avg, order);
+      if (i < count) offer(base + facts[i++]!, kernel.settledScore);
     }
     return true;
   };
@@ -474,7 +486,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       }
       // Newest first, as probes read down a window: in the kernel when the
       // window's lists fit there, else here.
-      if (!settleInKernel(base, hi, lone, ns)) {
+      if (!settleInKernel(base, hi, lone, survivors, ns)) {
         for (let i = 0; i < ns; i++) {
           const at = survivors[i]!;
           const d = base + at;
@@ -565,20 +577,22 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       }
       // Few candidates: each in turn, newest first, the non-essential
       // slots probed, strongest first, while the fact can still enter.
-      candidates.subarray(0, nc).sort();
+      candidates.subarray(0, nc).sort().reverse();
       for (let i = 0; i < nc; i++) isCandidate[candidates[i]!] = 0;
-      for (let i = nc - 1; i >= 0; i--) {
-        const at = candidates[i]!;
-        const d = base + at;
-        const length = lengths[d]!;
-        for (let s = 0; s < n; s++) {
-          known[s] = essential[s]!;
-          if (essential[s] === 0) continue;
-          const f = filled[s] !== 0 ? freqs[s]![at]! : 0;
-          present[s] = f > 0 ? 1 : 0;
-          if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
+      if (!settleInKernel(base, hi, -1, candidates, nc)) {
+        for (let i = 0; i < nc; i++) {
+          const at = candidates[i]!;
+          const d = base + at;
+          const length = lengths[d]!;
+          for (let s = 0; s < n; s++) {
+            known[s] = essential[s]!;
+            if (essential[s] === 0) continue;
+            const f = filled[s] !== 0 ? freqs[s]![at]! : 0;
+            present[s] = f > 0 ? 1 : 0;
+            if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
+          }
+          settle(d, at, length);
         }
-        settle(d, at, length);
       }
     }
     // Leave the window's arrays as they were: zero.

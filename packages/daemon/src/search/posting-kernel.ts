@@ -103,6 +103,7 @@ const PROBE_CHUNK_BYTES = 4 * 1024;
 export const SETTLE_KNOWN = 0;
 export const SETTLE_PROBED = 1;
 export const SETTLE_KEPT = 2;
+export const SETTLE_FILLED = 3;
 
 /**
  * The hot loop of a search in WebAssembly (posting-kernel.wat): a sealed
@@ -134,6 +135,7 @@ export class PostingKernel {
   /** The memory as i32s. */
   readonly #words: Int32Array;
   readonly #tables: Float64Array[] = [];
+  readonly #freqs: Uint32Array[] = [];
   readonly #alive: Uint8Array;
   readonly #lengths: Uint32Array;
   readonly #window: number;
@@ -200,6 +202,7 @@ export class PostingKernel {
     const partsAt = take(8 * window);
     const bestAt = take(8 * window);
     const tablesAt = take(8 * TABLE_F * TABLE_LENGTH * KERNEL_TABLES);
+    const freqsAt = take(4 * window * KERNEL_SLOTS);
     const candidatesAt = take(4 * window);
     const survivorsAt = take(4 * window);
     const bestOffsetsAt = take(4 * window);
@@ -232,6 +235,7 @@ export class PostingKernel {
     this.bestParts = new Float64Array(this.#buffer, bestAt, window);
     this.bestOffsets = new Uint32Array(this.#buffer, bestOffsetsAt, window);
     for (let t = 0; t < KERNEL_TABLES; t++) this.#tables.push(new Float64Array(this.#buffer, tablesAt + 8 * TABLE_F * TABLE_LENGTH * t, TABLE_F * TABLE_LENGTH));
+    for (let t = 0; t < KERNEL_SLOTS; t++) this.#freqs.push(new Uint32Array(this.#buffer, freqsAt + 4 * window * t, window));
     this.candidates = new Uint32Array(this.#buffer, candidatesAt, window);
     this.survivors = new Uint32Array(this.#buffer, survivorsAt, window);
     this.#lengths = new Uint32Array(this.#buffer, lengthsAt, window);
@@ -245,6 +249,11 @@ export class PostingKernel {
     this.#listI32 = new Int32Array(this.#buffer, listsAt, 8 * SETTLE_LISTS);
     this.#partI32 = new Int32Array(this.#buffer, settlePartsAt, 5 * SETTLE_PARTS);
     this.#result = new Float64Array(this.#buffer, this.#resultAt, 1);
+  }
+
+  /** Slot `s`'s frequencies by window offset (all 0 when it is handed out), if the kernel's memory has room for them. */
+  freqs(s: number): Uint32Array | undefined {
+    return this.#freqs[s];
   }
 
   /** Slot `s`'s part table in the kernel's memory (unset: NaN), if it has one there. */
@@ -377,15 +386,20 @@ export class PostingKernel {
     this.#chunkBytes = null;
   }
 
-  /** The next slot: its window bound, weight and part table, and its kind (SETTLE_KNOWN, SETTLE_PROBED or SETTLE_KEPT). */
-  settleSlot(ub: number, weight: number, table: Float64Array, kind: number): boolean {
+  /**
+   * The next slot: its window bound, weight and part table, and its kind:
+   * SETTLE_KNOWN (absent, or the lone slot), SETTLE_PROBED, SETTLE_KEPT
+   * (the prefix's best parts in {@link bestParts}) or SETTLE_FILLED (read
+   * whole: the frequencies by offset in `freqs`, in the kernel's memory).
+   */
+  settleSlot(ub: number, weight: number, table: Float64Array, kind: number, freqs: Uint32Array): boolean {
     const s = this.#settleSlots;
-    if (s >= KERNEL_SLOTS) return false;
+    if (s >= KERNEL_SLOTS || (kind === SETTLE_FILLED && freqs.buffer !== this.#buffer)) return false;
     this.#slotF64[4 * s] = ub;
     this.#slotF64[4 * s + 1] = weight;
     this.#slotI32[8 * s + 4] = table.buffer === this.#buffer ? table.byteOffset : -1;
     this.#slotI32[8 * s + 5] = kind;
-    this.#slotI32[8 * s + 6] = this.#settleLists;
+    this.#slotI32[8 * s + 6] = kind === SETTLE_FILLED ? freqs.byteOffset : this.#settleLists;
     this.#slotI32[8 * s + 7] = 0;
     this.#settleSlots = s + 1;
     return true;
@@ -460,14 +474,16 @@ export class PostingKernel {
   }
 
   /**
-   * Settles survivors `from` to `ns` - 1 (offsets in {@link survivors},
-   * the lone slot's parts in {@link survivorParts}) as max-score.ts's
+   * Settles facts `from` to `ns` - 1 (window offsets in `facts`, in the
+   * kernel's memory; with a `lone` slot, its parts in
+   * {@link survivorParts}) as max-score.ts's
    * settle does, each in turn: returns the first to offer, its score in
    * {@link settledScore}, or `ns` when none is left. `full`: k facts are
    * held, `threshold` the k-th score; with `ordered`, a bound equal to it
    * prunes too. `order`: the slots, weakest window bound first.
    */
   settle(
+    facts: Uint32Array,
     from: number,
     ns: number,
     lone: number,
@@ -492,7 +508,7 @@ export class PostingKernel {
       threshold,
       ordered ? 1 : 0,
       avg,
-      this.survivors.byteOffset,
+      facts.byteOffset,
       this.survivorParts.byteOffset,
       this.bestParts.byteOffset,
       this.#lengthsAt,

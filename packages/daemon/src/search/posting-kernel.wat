@@ -291,13 +291,16 @@
     (local.get $b))
 
   ;; Settles the survivors `from` to `ns` - 1 of a window read for its one
-  ;; essential slot `lone` (max-score.ts's settle, for each in turn): the
+  ;; essential slot `lone` (-1: none; else the survivors' parts in it at
+  ;; `survivorParts`), or its candidates (max-score.ts's settle, for each
+  ;; in turn): the
   ;; other slots probed, strongest first (`order`, i32 per slot, weakest
   ;; first), while the fact can still enter; `full` says k facts are held,
   ;; `threshold` is the k-th score, and with `ordered` a bound equal to
   ;; it prunes too. Kinds of slot: 0, known absent (or the lone slot);
   ;; 1, probed in its lists; 2, the prefix's best parts read whole into
-  ;; `best` by offset. Returns the first survivor to offer (its score,
+  ;; `best` by offset; 3, read whole, its frequencies by offset (u32) at
+  ;; the address in the slot's first-list field, known from the start. Returns the first survivor to offer (its score,
   ;; scoreDoc's sum, at `result`), or `ns` when none is left.
   (func (export "settle")
     (param $from i32) (param $ns i32) (param $n i32) (param $lone i32) (param $own i32) (param $prefix i32)
@@ -326,17 +329,36 @@
         (block $pruned
           (local.set $at (i32.load (i32.add (local.get $survivors) (i32.shl (local.get $i) (i32.const 2)))))
           (local.set $len (i32.load (i32.add (local.get $lengths) (i32.shl (local.get $at) (i32.const 2)))))
+          ;; Unknown, but for the slots read whole (kind 3: their
+          ;; frequencies by offset) and the lone slot (its part given).
           (local.set $s (i32.const 0))
           (block $cleared
             (loop $clear
               (br_if $cleared (i32.ge_u (local.get $s) (local.get $n)))
-              (i32.store (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (i32.const 0))
+              (local.set $slot (i32.add (local.get $slots) (i32.shl (local.get $s) (i32.const 5))))
+              (if (i32.eq (i32.load offset=20 (local.get $slot)) (i32.const 3))
+                (then
+                  (local.set $f (i32.load (i32.add (i32.load offset=24 (local.get $slot)) (i32.shl (local.get $at) (i32.const 2)))))
+                  (i32.store (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (i32.const 1))
+                  (i32.store offset=64 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (i32.ne (local.get $f) (i32.const 0)))
+                  (if (local.get $f)
+                    (then
+                      (f64.store offset=128 (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 3)))
+                        (call $part
+                          (i32.load offset=16 (local.get $slot))
+                          (f64.load offset=8 (local.get $slot))
+                          (local.get $f)
+                          (local.get $len)
+                          (local.get $avg))))))
+                (else (i32.store (i32.add (local.get $state) (i32.shl (local.get $s) (i32.const 2))) (i32.const 0))))
               (local.set $s (i32.add (local.get $s) (i32.const 1)))
               (br $clear)))
-          (i32.store (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 2))) (i32.const 1))
-          (i32.store offset=64 (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 2))) (i32.const 1))
-          (f64.store offset=128 (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 3)))
-            (f64.load (i32.add (local.get $survivorParts) (i32.shl (local.get $i) (i32.const 3)))))
+          (if (i32.ge_s (local.get $lone) (i32.const 0))
+            (then
+              (i32.store (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 2))) (i32.const 1))
+              (i32.store offset=64 (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 2))) (i32.const 1))
+              (f64.store offset=128 (i32.add (local.get $state) (i32.shl (local.get $lone) (i32.const 3)))
+                (f64.load (i32.add (local.get $survivorParts) (i32.shl (local.get $i) (i32.const 3)))))))
           (local.set $j (local.get $n))
           (block $probed
             (loop $slotLoop
