@@ -536,14 +536,18 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       }
       if (prefix >= 0 && !prefixRead && windowUb[prefix]! > 0) {
         const count = readPrefix(base, hi);
-        const ownF = ownFirst ? freqs[own]! : undefined;
-        for (let i = 0; i < count; i++) {
-          const at = bestOffsets[i]!;
-          if (ownF === undefined || ownF[at] === 0) scores[at]! += bestParts[at]!;
-          bestParts[at] = 0;
-          if (isCandidate[at] === 0 && scores[at]! >= bar) {
-            isCandidate[at] = 1;
-            candidates[nc++] = at;
+        const ownF = ownFirst ? freqs[own]! : null;
+        const listed = kernel.addBest(count, ownF, nc, bar);
+        if (listed >= 0) nc = listed;
+        else {
+          for (let i = 0; i < count; i++) {
+            const at = bestOffsets[i]!;
+            if (ownF === null || ownF[at] === 0) scores[at]! += bestParts[at]!;
+            bestParts[at] = 0;
+            if (isCandidate[at] === 0 && scores[at]! >= bar) {
+              isCandidate[at] = 1;
+              candidates[nc++] = at;
+            }
           }
         }
       }

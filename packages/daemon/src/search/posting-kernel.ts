@@ -65,6 +65,7 @@ interface Exports {
     alive: number,
     lengths: number,
   ): number;
+  addBest(offsets: number, count: number, best: number, scores: number, own: number, listed: number, candidates: number, n: number, bar: number): number;
   settle(
     from: number,
     ns: number,
@@ -352,6 +353,31 @@ export class PostingKernel {
       into.partsAt,
       this.#aliveAt,
       this.#lengthsAt,
+    );
+  }
+
+  /**
+   * Adds the prefix's best parts, `count` of them listed in
+   * {@link bestOffsets} (kept in {@link bestParts} by a read of the way
+   * {@link into} calls `best`), to {@link scores}, except where `ownFreqs`
+   * (null: none) says the fact holds the prefix's own word; sets them back
+   * to 0; and lists in {@link candidates} (from `n`, flagged in
+   * {@link isCandidate}) each offset not listed yet whose sum is `bar` or
+   * more. Returns the new count of candidates, or -1 having done nothing
+   * when `ownFreqs` is not in the kernel's memory.
+   */
+  addBest(count: number, ownFreqs: Uint32Array | null, n: number, bar: number): number {
+    if (ownFreqs !== null && ownFreqs.buffer !== this.#buffer) return -1;
+    return this.#exports.addBest(
+      this.bestOffsets.byteOffset,
+      count,
+      this.bestParts.byteOffset,
+      this.scores.byteOffset,
+      ownFreqs === null ? -1 : ownFreqs.byteOffset,
+      this.isCandidate.byteOffset,
+      this.candidates.byteOffset,
+      n,
+      bar,
     );
   }
 

@@ -441,4 +441,44 @@
         (local.set $i (i32.add (local.get $i) (i32.const 1)))
         (br $survivor)))
     (local.get $ns))
+
+  ;; Adds the prefix's best parts (read's mode 3) to the sums, the prefix
+  ;; being the last slot: for each of the `count` offsets at `offsets`,
+  ;; the part at `best` + 8 × offset is added to the sum at `scores` + 8 ×
+  ;; offset, unless the fact holds the prefix's own word (a nonzero
+  ;; frequency at `own` + 4 × offset; `own` -1: no such word), and set back
+  ;; to 0; the offset is listed at `candidates` + 4 × n (its byte at
+  ;; `listed` set) when not listed yet and its sum is `bar` or more.
+  ;; Returns the new n.
+  (func (export "addBest")
+    (param $offsets i32) (param $count i32) (param $best i32) (param $scores i32) (param $own i32)
+    (param $listed i32) (param $candidates i32) (param $n i32) (param $bar f64)
+    (result i32)
+    (local $o i32)
+    (local $at i32)
+    (local $sum f64)
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (local.get $count)))
+        (local.set $count (i32.sub (local.get $count) (i32.const 1)))
+        (local.set $o (i32.load (local.get $offsets)))
+        (local.set $offsets (i32.add (local.get $offsets) (i32.const 4)))
+        (local.set $at (i32.add (local.get $scores) (i32.shl (local.get $o) (i32.const 3))))
+        (local.set $sum (f64.load (local.get $at)))
+        (if (if (result i32) (i32.eq (local.get $own) (i32.const -1))
+              (then (i32.const 1))
+              (else (i32.eqz (i32.load (i32.add (local.get $own) (i32.shl (local.get $o) (i32.const 2)))))))
+          (then
+            (local.set $sum (f64.add (local.get $sum) (f64.load (i32.add (local.get $best) (i32.shl (local.get $o) (i32.const 3))))))
+            (f64.store (local.get $at) (local.get $sum))))
+        (f64.store (i32.add (local.get $best) (i32.shl (local.get $o) (i32.const 3))) (f64.const 0))
+        (if (i32.and
+              (i32.eqz (i32.load8_u (i32.add (local.get $listed) (local.get $o))))
+              (f64.ge (local.get $sum) (local.get $bar)))
+          (then
+            (i32.store8 (i32.add (local.get $listed) (local.get $o)) (i32.const 1))
+            (i32.store (i32.add (local.get $candidates) (i32.shl (local.get $n) (i32.const 2))) (local.get $o))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (br $next)))
+    (local.get $n))
 )
