@@ -97,23 +97,23 @@ function ulidParts(id: string, into: Float64Array, at: number): void {
   }
 }
 
+/** ulidText's character codes, reused: a search turns ten ids or more to text. */
+const ULID_CODES: number[] = new Array<number>(26).fill(0);
+
+/** Writes `digits` base-32 digits of `value` into ULID_CODES, ending just before `end`. */
+function ulidDigits(value: number, digits: number, end: number): void {
+  for (let i = end - 1; i >= end - digits; i--) {
+    ULID_CODES[i] = CROCKFORD.charCodeAt(value % 32);
+    value = Math.floor(value / 32);
+  }
+}
+
 /** The ULID text of the id at `parts[at..at+3]` (ulidParts' inverse). */
 function ulidText(parts: Float64Array, at: number): string {
-  let text = '';
-  for (const [part, digits] of [
-    [parts[at]!, 10],
-    [parts[at + 1]!, 8],
-    [parts[at + 2]!, 8],
-  ] as const) {
-    let value = part;
-    let chunk = '';
-    for (let i = 0; i < digits; i++) {
-      chunk = CROCKFORD[value % 32]! + chunk;
-      value = Math.floor(value / 32);
-    }
-    text += chunk;
-  }
-  return text;
+  ulidDigits(parts[at]!, 10, 10);
+  ulidDigits(parts[at + 1]!, 8, 18);
+  ulidDigits(parts[at + 2]!, 8, 26);
+  return String.fromCharCode.apply(null, ULID_CODES);
 }
 
 /** A hash of the id at `parts[at..at+3]` (its random tail mostly). */
