@@ -82,6 +82,14 @@ const PROBE = 4;
 const RETRY = 8;
 
 /**
+ * A window whose postings to read are at least 1/HOLD of its facts has
+ * its `alive` and `lengths` copied into the kernel's memory before it is
+ * read, so that the kernel reads its wide blocks and tails too (they
+ * alone would not repay the copy).
+ */
+const HOLD = 8;
+
+/**
  * Survivors of a window from which the kernel settles them: it copies
  * every block of the window's probed lists first, where JavaScript
  * decodes only those its probes reach. Paired on the bench's Zipf
@@ -447,6 +455,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // A part at or below `floor` cannot lift its fact to the threshold,
       // with room to spare for rounding (settle decides exactly).
       const floor = heapOrd.length < k ? 0 : Math.max(0, threshold / SLACK - restUb - threshold * (SLACK - 1));
+      if (HOLD * slotCount[lone]! >= hi - base + 1) kernel.holdWindow(base, hi, alive, lengths);
       gate.slot = lone;
       const slot = slots[lone]!;
       let ns = 0;
@@ -516,6 +525,9 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // are cleared whole); else it is 0: every fact met is listed, and
       // cleared as it is offered.
       const size = hi - base + 1;
+      // The kernel will read this many postings: it may as well read the
+      // wide blocks' and tails' too (WindowReader.read).
+      if (HOLD * allCount >= size) kernel.holdWindow(base, hi, alive, lengths);
       const bar = SCAN * allCount >= size && heapOrd.length >= k ? threshold : 0;
       accumulateInto.floor = bar;
       let nc = 0;

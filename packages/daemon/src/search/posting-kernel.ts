@@ -66,6 +66,25 @@ interface Exports {
     lengths: number,
   ): number;
   addBest(offsets: number, count: number, best: number, scores: number, own: number, listed: number, candidates: number, n: number, bar: number): number;
+  decode(src: number, count: number, o: number, docs: number): void;
+  scan(
+    docs: number,
+    count: number,
+    base: number,
+    hi: number,
+    table: number,
+    weight: number,
+    avg: number,
+    mode: number,
+    n: number,
+    floor: number,
+    scores: number,
+    listed: number,
+    offsets: number,
+    parts: number,
+    alive: number,
+    lengths: number,
+  ): number;
   settle(
     from: number,
     ns: number,
@@ -89,6 +108,12 @@ interface Exports {
     result: number,
   ): number;
 }
+
+/**
+ * Blocks and tails kept decoded in the kernel's memory at once (scanBlock,
+ * scanTail): one per list a search reads that way, at most this many.
+ */
+const SCAN_BUFFERS = 32;
 
 /** Slots a window's settling in the kernel takes at most (more: settled in JS). */
 export const KERNEL_SLOTS = 16;
@@ -157,6 +182,13 @@ export class PostingKernel {
   readonly #partsAt: number;
   readonly #buffersAt: number;
   readonly #probeStageAt: number;
+  /** Decoded blocks and tails (1 KB each), and what each holds: for which list (its reader), in which search, which block (-1: its tail). */
+  readonly #scanAt: number;
+  readonly #scanOwner: (object | null)[] = new Array<object | null>(SCAN_BUFFERS).fill(null);
+  readonly #scanSearch: number[] = new Array<number>(SCAN_BUFFERS).fill(-1);
+  readonly #scanWhat: number[] = new Array<number>(SCAN_BUFFERS).fill(-2);
+  readonly #scanCount: number[] = new Array<number>(SCAN_BUFFERS).fill(0);
+  #scanNext = 0;
   readonly #slotF64: Float64Array;
   readonly #slotI32: Int32Array;
   readonly #order: Int32Array;
@@ -222,6 +254,7 @@ export class PostingKernel {
     const settlePartsAt = take(20 * SETTLE_PARTS);
     this.#buffersAt = take(1024 * SETTLE_LISTS);
     this.#probeStageAt = take(PROBE_STAGE_BYTES);
+    this.#scanAt = take(1024 * SCAN_BUFFERS);
     this.#slotsAt = slotsAt;
     this.#listsAt = listsAt;
     this.#partsAt = settlePartsAt;
@@ -317,27 +350,10 @@ export class PostingKernel {
     into: ReadInto,
     n: number,
   ): number {
-    this.#loadWindow(base, hi, alive, lengths);
+    this.holdWindow(base, hi, alive, lengths);
     const count = blocks.count[b]!;
-    const off = blocks.off[b]!;
-    const bytes = blocks.bytes;
-    // At most to the end of the blocks: bytes past it are not written yet.
-    const end = Math.min(blocks.byteSize, off + 10 * count);
-    // Copied in this search from these very bytes: a block's bytes never
-    // change while it lives (a pack writes a new array), but a search
-    // never trusts an earlier one's copy all the same.
-    if (this.#stagedSearch !== this.#search || this.#stagedBytes !== bytes || off < this.#stagedLo || end > this.#stagedHi) {
-      // The list's older blocks are read next: when they lie just below
-      // this one, copy them with it.
-      const lo = blocks.prev[b] === b - 1 ? Math.max(0, end - STAGE_BYTES) : off;
-      this.#bytes.set(bytes.subarray(lo, end), this.#stageAt);
-      this.#stagedSearch = this.#search;
-      this.#stagedBytes = bytes;
-      this.#stagedLo = lo;
-      this.#stagedHi = end;
-    }
     return this.#exports.read(
-      this.#stageAt + off - this.#stagedLo,
+      this.#stage(blocks, b),
       count,
       blocks.first[b]! - base,
       hi - base,
@@ -381,8 +397,140 @@ export class PostingKernel {
     );
   }
 
+  /**
+   * Reads block `b`'s postings in the window [base, hi] into `into` from
+   * `n`, as readBlock does, newest first, for a block wider than the
+   * window: it is decoded once a search (for `owner`, the list's reader)
+   * and kept decoded for the other windows it spans. Returns the new n.
+   */
+  scanBlock(
+    owner: object,
+    blocks: PostingBlocks,
+    b: number,
+    base: number,
+    hi: number,
+    alive: Uint8Array,
+    lengths: Uint32Array,
+    table: Float64Array,
+    weight: number,
+    avg: number,
+    into: ReadInto,
+    n: number,
+  ): number {
+    let buffer = this.#scanFind(owner, b);
+    if (buffer < 0) {
+      buffer = this.#scanTake(owner, b);
+      const count = blocks.count[b]!;
+      this.#exports.decode(this.#stage(blocks, b), count, blocks.first[b]!, this.#scanAt + 1024 * buffer);
+      this.#scanCount[buffer] = count;
+    }
+    return this.#scan(buffer, base, hi, alive, lengths, table, weight, avg, into, n);
+  }
+
+  /**
+   * Reads a list's tail (`size` pairs of ordinal and frequency from
+   * `pairs[at]`, oldest first) in the window [base, hi] as
+   * {@link scanBlock} reads a block, copied in once a search for `owner`.
+   * Returns the new n, or -1 having done nothing for a tail of more than
+   * a block's postings.
+   */
+  scanTail(
+    owner: object,
+    pairs: Uint32Array,
+    at: number,
+    size: number,
+    base: number,
+    hi: number,
+    alive: Uint8Array,
+    lengths: Uint32Array,
+    table: Float64Array,
+    weight: number,
+    avg: number,
+    into: ReadInto,
+    n: number,
+  ): number {
+    if (size > BLOCK) return -1;
+    let buffer = this.#scanFind(owner, -1);
+    if (buffer < 0) {
+      buffer = this.#scanTake(owner, -1);
+      const words = this.#words;
+      for (let i = 0, w = (this.#scanAt + 1024 * buffer) >> 2; i < size; i++, w++) {
+        words[w] = pairs[at + 2 * i]!;
+        words[w + 128] = pairs[at + 2 * i + 1]!;
+      }
+      this.#scanCount[buffer] = size;
+    }
+    return this.#scan(buffer, base, hi, alive, lengths, table, weight, avg, into, n);
+  }
+
+  #scanFind(owner: object, what: number): number {
+    for (let i = 0; i < SCAN_BUFFERS; i++) {
+      if (this.#scanOwner[i] === owner && this.#scanWhat[i] === what && this.#scanSearch[i] === this.#search) return i;
+    }
+    return -1;
+  }
+
+  #scanTake(owner: object, what: number): number {
+    const i = this.#scanNext;
+    this.#scanNext = (i + 1) % SCAN_BUFFERS;
+    this.#scanOwner[i] = owner;
+    this.#scanWhat[i] = what;
+    this.#scanSearch[i] = this.#search;
+    return i;
+  }
+
+  #scan(buffer: number, base: number, hi: number, alive: Uint8Array, lengths: Uint32Array, table: Float64Array, weight: number, avg: number, into: ReadInto, n: number): number {
+    this.holdWindow(base, hi, alive, lengths);
+    return this.#exports.scan(
+      this.#scanAt + 1024 * buffer,
+      this.#scanCount[buffer]!,
+      base,
+      hi,
+      table.buffer === this.#buffer ? table.byteOffset : -1,
+      weight,
+      avg,
+      into.mode,
+      n,
+      into.floor,
+      into.scoresAt,
+      into.listedAt,
+      into.offsetsAt,
+      into.partsAt,
+      this.#aliveAt,
+      this.#lengthsAt,
+    );
+  }
+
+  /** Copies block `b`'s bytes in (with the list's older blocks when they lie just below), unless there; returns where they are. */
+  #stage(blocks: PostingBlocks, b: number): number {
+    const count = blocks.count[b]!;
+    const off = blocks.off[b]!;
+    const bytes = blocks.bytes;
+    // At most to the end of the blocks: bytes past it are not written yet.
+    const end = Math.min(blocks.byteSize, off + 10 * count);
+    // Copied in this search from these very bytes: a block's bytes never
+    // change while it lives (a pack writes a new array), but a search
+    // never trusts an earlier one's copy all the same.
+    if (this.#stagedSearch !== this.#search || this.#stagedBytes !== bytes || off < this.#stagedLo || end > this.#stagedHi) {
+      // The list's older blocks are read next: when they lie just below
+      // this one, copy them with it.
+      const lo = blocks.prev[b] === b - 1 ? Math.max(0, end - STAGE_BYTES) : off;
+      this.#bytes.set(bytes.subarray(lo, end), this.#stageAt);
+      this.#stagedSearch = this.#search;
+      this.#stagedBytes = bytes;
+      this.#stagedLo = lo;
+      this.#stagedHi = end;
+    }
+    return this.#stageAt + off - this.#stagedLo;
+  }
+
+  /** Whether this search copied the window at `base`'s `alive` and `lengths` in already (what a scan of a few postings would not repay). */
+  holdsWindow(base: number, alive: Uint8Array, lengths: Uint32Array): boolean {
+    return this.#loadedBase === base && this.#loadedSearch === this.#search && this.#loadedAlive === alive && this.#loadedLengths === lengths;
+  }
+
   /** Copies the window's `alive` and `lengths` in, unless this search copied them already. */
-  #loadWindow(base: number, hi: number, alive: Uint8Array, lengths: Uint32Array): void {
+  holdWindow(base: number, hi: number, alive: Uint8Array, lengths: Uint32Array): void {
     if (this.#loadedBase === base && this.#loadedSearch === this.#search && this.#loadedAlive === alive && this.#loadedLengths === lengths) return;
     if (hi - base + 1 > this.#window) throw new Error(`a window of ${hi - base + 1} facts is wider than the kernel's ${this.#window}`);
     this.#alive.set(alive.subarray(base, hi + 1));
@@ -403,7 +551,7 @@ export class PostingKernel {
    * settles the window in JavaScript instead.
    */
   settleStart(base: number, hi: number, alive: Uint8Array, lengths: Uint32Array): void {
-    this.#loadWindow(base, hi, alive, lengths);
+    this.holdWindow(base, hi, alive, lengths);
     this.#settleBase = base;
     this.#settleSlots = 0;
     this.#settleLists = 0;

@@ -168,7 +168,7 @@
   ;; Decodes the `count` postings of the block whose bytes are at `src`,
   ;; its first ordinal `o` past the window's base: offsets (i32, oldest
   ;; first) at `docs`, frequencies at `docs` + 512.
-  (func $decode (param $src i32) (param $count i32) (param $o i32) (param $docs i32)
+  (func $decode (export "decode") (param $src i32) (param $count i32) (param $o i32) (param $docs i32)
     (local $x i32)
     (local $byte i32)
     (local $shift i32)
@@ -479,6 +479,89 @@
             (i32.store8 (i32.add (local.get $listed) (local.get $o)) (i32.const 1))
             (i32.store (i32.add (local.get $candidates) (i32.shl (local.get $n) (i32.const 2))) (local.get $o))
             (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (br $next)))
+    (local.get $n))
+
+  ;; What read does with one posting's part `v` at offset `o`, in its
+  ;; modes (0 to 3, see read); returns the new n.
+  (func $take
+    (param $mode i32) (param $o i32) (param $v f64) (param $n i32) (param $floor f64)
+    (param $scores i32) (param $listed i32) (param $offsets i32) (param $parts i32)
+    (result i32)
+    (local $at i32)
+    (local $was f64)
+    (if (i32.eq (local.get $mode) (i32.const 2))
+      (then
+        (if (f64.gt (local.get $v) (local.get $floor))
+          (then
+            (i32.store (i32.add (local.get $offsets) (i32.shl (local.get $n) (i32.const 2))) (local.get $o))
+            (f64.store (i32.add (local.get $parts) (i32.shl (local.get $n) (i32.const 3))) (local.get $v))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (return (local.get $n))))
+    (local.set $at (i32.add (local.get $scores) (i32.shl (local.get $o) (i32.const 3))))
+    (local.set $was (f64.load (local.get $at)))
+    (if (i32.eq (local.get $mode) (i32.const 3))
+      (then
+        (if (f64.eq (local.get $was) (f64.const 0))
+          (then
+            (i32.store (i32.add (local.get $offsets) (i32.shl (local.get $n) (i32.const 2))) (local.get $o))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (if (f64.gt (local.get $v) (local.get $was))
+          (then (f64.store (local.get $at) (local.get $v))))
+        (return (local.get $n))))
+    (local.set $v (f64.add (local.get $was) (local.get $v)))
+    (f64.store (local.get $at) (local.get $v))
+    (if (i32.and (i32.eq (local.get $mode) (i32.const 1)) (f64.ge (local.get $v) (local.get $floor)))
+      (then
+        (if (i32.eqz (i32.load8_u (i32.add (local.get $listed) (local.get $o))))
+          (then
+            (i32.store8 (i32.add (local.get $listed) (local.get $o)) (i32.const 1))
+            (i32.store (i32.add (local.get $offsets) (i32.shl (local.get $n) (i32.const 2))) (local.get $o))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))))
+    (local.get $n))
+
+  ;; Reads the decoded postings at `docs` (`count` ordinals, ascending;
+  ;; frequencies at `docs` + 512) that lie in the window [base, hi] and
+  ;; are alive, newest first, each scored and taken as read takes a
+  ;; block's (its modes; `alive` and `lengths` by window offset): a block
+  ;; wider than the window, decoded once for all the windows it spans, or
+  ;; a list's tail. Returns the new n.
+  (func (export "scan")
+    (param $docs i32) (param $count i32) (param $base i32) (param $hi i32)
+    (param $table i32) (param $weight f64) (param $avg f64)
+    (param $mode i32) (param $n i32) (param $floor f64)
+    (param $scores i32) (param $listed i32) (param $offsets i32) (param $parts i32)
+    (param $alive i32) (param $lengths i32)
+    (result i32)
+    (local $i i32)
+    (local $ord i32)
+    (local $o i32)
+    (local.set $i (local.get $count))
+    (block $done
+      (loop $next
+        (br_if $done (i32.eqz (local.get $i)))
+        (local.set $i (i32.sub (local.get $i) (i32.const 1)))
+        (local.set $ord (i32.load (i32.add (local.get $docs) (i32.shl (local.get $i) (i32.const 2)))))
+        (br_if $next (i32.gt_u (local.get $ord) (local.get $hi)))
+        (br_if $done (i32.lt_u (local.get $ord) (local.get $base)))
+        (local.set $o (i32.sub (local.get $ord) (local.get $base)))
+        (br_if $next (i32.eqz (i32.load8_u (i32.add (local.get $alive) (local.get $o)))))
+        (local.set $n
+          (call $take
+            (local.get $mode)
+            (local.get $o)
+            (call $part
+              (local.get $table)
+              (local.get $weight)
+              (i32.load offset=512 (i32.add (local.get $docs) (i32.shl (local.get $i) (i32.const 2))))
+              (i32.load (i32.add (local.get $lengths) (i32.shl (local.get $o) (i32.const 2))))
+              (local.get $avg))
+            (local.get $n)
+            (local.get $floor)
+            (local.get $scores)
+            (local.get $listed)
+            (local.get $offsets)
+            (local.get $parts)))
         (br $next)))
     (local.get $n))
 )

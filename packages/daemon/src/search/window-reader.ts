@@ -221,10 +221,10 @@ export class WindowReader {
         continue;
       }
       // A block no wider than the window puts a good share of its postings
-      // in it: the kernel reads it. A wider one (a rarer word's) has few
-      // there, fewer than what handing it to the kernel costs (copying its
-      // bytes, and the window's lengths at the kernel's first block of a
-      // window): it is decoded once, for every window it spans, and read here.
+      // in it: the kernel decodes and reads it. A wider one (a rarer
+      // word's) has few there: once the kernel holds the window, it
+      // decodes the block once a search and keeps it decoded for every
+      // window it spans (scanBlock), as it keeps the tail.
       if (kind === BLOCK_PART && blocks.last[this.#part]! - blocks.first[this.#part]! <= hi - base) {
         const b = this.#part;
         const start = n;
@@ -240,6 +240,18 @@ export class WindowReader {
             parts[j] = v;
           }
         }
+        continue;
+      }
+      // Newest first, as the list is read; here when no list read the
+      // window through the kernel (a few rare postings would not repay
+      // copying its lengths in).
+      const scanned = !kernel.holdsWindow(base, alive, lengths)
+        ? -1
+        : kind === BLOCK_PART
+          ? kernel.scanBlock(this, blocks, this.#part, base, hi, alive, lengths, table, weight, avg, into, n)
+          : kernel.scanTail(this, this.#pool.pairs, this.#tailBase, this.#tailSize, base, hi, alive, lengths, table, weight, avg, into, n);
+      if (scanned >= 0) {
+        n = scanned;
         continue;
       }
       if (kind === BLOCK_PART) this.#decodePart();
