@@ -90,11 +90,13 @@ const RETRY = 8;
 const HOLD = 8;
 
 /**
- * Survivors of a window from which the kernel settles them: it copies
- * every block of the window's probed lists first, where JavaScript
- * decodes only those its probes reach. Paired on the bench's Zipf
- * 1,000,000 image: from 16, p99 9.3 -> 8.4 ms with the p50 unchanged;
- * from 1, the p50 rose 1.21 -> 1.58 ms.
+ * Facts of a window from which the kernel settles them: handing it the
+ * window's lists (every part of every probed list, walked and described;
+ * the bytes copied only when a probe needs them) costs more than a few
+ * JavaScript probes. Paired on the bench's Zipf 1,000,000 image: from 16,
+ * p99 9.3 -> 8.4 ms with the p50 unchanged; from 1, the p50 rose 1.21 ->
+ * 1.58 ms when every block was copied up front, and 1.22 -> 1.51 ms with
+ * the copies made at the first probe.
  */
 const KERNEL_SETTLE_FROM = 16;
 

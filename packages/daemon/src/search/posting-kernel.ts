@@ -182,6 +182,8 @@ export class PostingKernel {
   readonly #partsAt: number;
   readonly #buffersAt: number;
   readonly #probeStageAt: number;
+  /** The tails of a window's settling, one place per list. */
+  readonly #tailsAt: number;
   /** Decoded blocks and tails (1 KB each), and what each holds: for which list (its reader), in which search, which block (-1: its tail). */
   readonly #scanAt: number;
   readonly #scanOwner: (object | null)[] = new Array<object | null>(SCAN_BUFFERS).fill(null);
@@ -202,6 +204,9 @@ export class PostingKernel {
   #probeUsed = 0;
   /** The bytes last copied for probes: `#chunkLo` to `#chunkHi` of `#chunkBytes`, at `#chunkAt`. */
   #chunkBytes: Uint8Array | null = null;
+  /** Per part of a window's settling that is a block: whose blocks, and which. */
+  readonly #partBlocks: (PostingBlocks | null)[] = new Array<PostingBlocks | null>(SETTLE_PARTS).fill(null);
+  readonly #partBlock: number[] = new Array<number>(SETTLE_PARTS).fill(0);
   #chunkLo = 0;
   #chunkHi = 0;
   #chunkAt = 0;
@@ -222,7 +227,8 @@ export class PostingKernel {
       tableF: new WebAssembly.Global({ value: 'i32' }, TABLE_F),
       tableLength: new WebAssembly.Global({ value: 'i32' }, TABLE_LENGTH),
     };
-    this.#exports = new WebAssembly.Instance(module, { model }).exports as unknown as Exports;
+    const host = { stage: (p: number): number => this.#stagePart(p) };
+    this.#exports = new WebAssembly.Instance(module, { model, host }).exports as unknown as Exports;
     this.#window = window;
     // Laid out 8-byte aligned: f64 arrays first.
     let at = 0;
@@ -255,6 +261,7 @@ export class PostingKernel {
     this.#buffersAt = take(1024 * SETTLE_LISTS);
     this.#probeStageAt = take(PROBE_STAGE_BYTES);
     this.#scanAt = take(1024 * SCAN_BUFFERS);
+    this.#tailsAt = take(1024 * SETTLE_LISTS);
     this.#slotsAt = slotsAt;
     this.#listsAt = listsAt;
     this.#partsAt = settlePartsAt;
@@ -597,12 +604,10 @@ export class PostingKernel {
 
   /** The last list's tail, as it overlaps the window: `size` pairs (ordinal, frequency) from `pairs[at]`, oldest first. */
   settleTail(pairs: Uint32Array, at: number, size: number): boolean {
-    if (size > 128 || this.#probeUsed + 1032 > PROBE_STAGE_BYTES) return false;
+    if (size > 128 || this.#settleLists === 0) return false;
     const base = this.#settleBase;
-    // Offsets, then frequencies 512 bytes on, 4-byte aligned.
-    this.#probeUsed = Math.ceil(this.#probeUsed / 8) * 8;
-    const dst = this.#probeStageAt + this.#probeUsed;
-    this.#probeUsed += 1024;
+    // A list has one tail: in its own place (offsets, then frequencies 512 bytes on).
+    const dst = this.#tailsAt + 1024 * (this.#settleLists - 1);
     const words = this.#words;
     for (let i = 0, w = dst >> 2; i < size; i++, w++) {
       words[w] = pairs[at + 2 * i]! - base;
@@ -613,15 +618,32 @@ export class PostingKernel {
 
   /** Block `b`, the last list's next part in the window. */
   settleBlock(blocks: PostingBlocks, b: number): boolean {
+    const p = this.#settleParts;
+    const base = this.#settleBase;
+    if (!this.#settlePart(blocks.first[b]! - base, blocks.last[b]! - base, blocks.count[b]!, -1, 0)) return false;
+    // Its bytes are copied in at its first probe (#stagePart), if any comes.
+    this.#partBlocks[p] = blocks;
+    this.#partBlock[p] = b;
+    return true;
+  }
+
+  /** The kernel's host import: copies settle's part `p` (a block) into the probe stage; returns where its bytes are. */
+  #stagePart(p: number): number {
+    const blocks = this.#partBlocks[p]!;
+    const b = this.#partBlock[p]!;
     const off = blocks.off[b]!;
-    const count = blocks.count[b]!;
     const bytes = blocks.bytes;
     // At most to the end of the blocks: bytes past it are not written yet.
-    const end = Math.min(blocks.byteSize, off + 10 * count);
+    const end = Math.min(blocks.byteSize, off + 10 * blocks.count[b]!);
     if (this.#chunkBytes !== bytes || off < this.#chunkLo || end > this.#chunkHi) {
-      // The list's older blocks come next: when they lie just below this one, copy them with it.
+      // The list's older blocks are probed next: when they lie just below this one, copy them with it.
       const lo = blocks.prev[b] === b - 1 ? Math.max(0, end - PROBE_CHUNK_BYTES) : off;
-      if (this.#probeUsed + (end - lo) > PROBE_STAGE_BYTES) return false;
+      if (this.#probeUsed + (end - lo) > PROBE_STAGE_BYTES) {
+        // The stage is full: every part is copied in again when next probed
+        // (what was decoded stays in the lists' buffers).
+        for (let q = 0; q < this.#settleParts; q++) if (this.#partI32[5 * q + 4] === 0) this.#partI32[5 * q + 3] = -1;
+        this.#probeUsed = 0;
+      }
       this.#chunkAt = this.#probeStageAt + this.#probeUsed;
       this.#bytes.set(bytes.subarray(lo, end), this.#chunkAt);
       this.#probeUsed += end - lo;
@@ -629,8 +651,7 @@ export class PostingKernel {
       this.#chunkLo = lo;
       this.#chunkHi = end;
     }
-    const base = this.#settleBase;
-    return this.#settlePart(blocks.first[b]! - base, blocks.last[b]! - base, count, this.#chunkAt + off - this.#chunkLo, 0);
+    return this.#chunkAt + off - this.#chunkLo;
   }
 
   #settlePart(first: number, last: number, count: number, src: number, decoded: number): boolean {

@@ -12,6 +12,9 @@
   (import "model" "b" (global $b f64))
   (import "model" "tableF" (global $tableF i32))
   (import "model" "tableLength" (global $tableLength i32))
+  ;; Copies the bytes of settle's part `p` (a block) into memory, returning
+  ;; where they are: settle asks when a probe first needs the block.
+  (import "host" "stage" (func $stage (param i32) (result i32)))
   (memory (export "memory") 2)
 
   ;; saturation(f, length, avg) = (f × (K1 + 1)) / (f + K1 × ((1 - B) + (B × length) / avg))
@@ -212,9 +215,9 @@
   ;; `parts`), its count of parts, the part it is at, the part decoded
   ;; into its buffer (-1: none) and the buffer (offsets, then frequencies
   ;; at + 512). A part (20 bytes), newest first: its first and last
-  ;; offsets, its count of postings, where its bytes are, and whether
-  ;; they are decoded already (a tail: offsets there, frequencies at +
-  ;; 512).
+  ;; offsets, its count of postings, where its bytes are (-1: not copied
+  ;; in yet; the host's stage copies them), and whether they are decoded
+  ;; already (a tail: offsets there, frequencies at + 512).
   (func $probe (param $list i32) (param $at i32) (param $parts i32) (result i32)
     (local $n i32)
     (local $c i32)
@@ -244,6 +247,11 @@
         (local.set $docs (i32.load offset=24 (local.get $list)))
         (if (i32.ne (i32.load offset=12 (local.get $list)) (local.get $c))
           (then
+            ;; Its bytes, copied in at its first probe.
+            (if (i32.lt_s (i32.load offset=12 (local.get $part)) (i32.const 0))
+              (then
+                (i32.store offset=12 (local.get $part)
+                  (call $stage (i32.add (i32.load (local.get $list)) (local.get $c))))))
             (call $decode
               (i32.load offset=12 (local.get $part))
               (i32.load offset=8 (local.get $part))
