@@ -250,7 +250,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   /** Where windows scored whole put their sums, and the lone-slot windows their survivors; floors set per window. */
   const accumulateInto = scratch.accumulateInto;
   const collectInto = scratch.collectInto;
-  /** Where the prefix's lists put each fact's best part (see readPrefix). */
+  /** Where the prefix's lists put each fact's best part (see readBest). */
   const bestParts = scratch.bestParts;
   const bestOffsets = scratch.bestOffsets;
   const bestInto = scratch.bestInto;
@@ -268,6 +268,10 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
    * is (the very parts), where several lists are merged first.
    */
   const prefixOneList = prefix >= 0 && slots[prefix]!.readers.length === 1;
+  // Read once, here: a branch taken first after V8 compiled the loop
+  // sends it back to its interpreter for each access it never saw.
+  const prefixSlot = prefix >= 0 ? slots[prefix]! : null;
+  const prefixTable = prefix >= 0 ? tables[prefix]! : null;
   /**
    * A slot's block can be passed over when the fact bound with the block's
    * bound in the slot's place (the others' at their window bounds, summed
@@ -298,20 +302,8 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     return b;
   };
   /**
-   * The prefix's lists in the window, each fact's best part kept (that of
-   * its most frequent completion: the part rises with the frequency, so
-   * the very double scoreDoc adds) in `bestParts` by offset; returns how
-   * many offsets `bestOffsets` lists. The caller sets them back to 0.
-   */
-  const readPrefix = (base: number, hi: number): number => {
-    const slot = slots[prefix]!;
-    let count = 0;
-    for (const r of slot.readers) count = r.read(base, hi, alive, tables[prefix]!, slot.weight, avg, lengths, null, bestInto, count, kernel);
-    return count;
-  };
-  /**
    * While a window's facts are settled: how many offsets the prefix's
-   * lists, read whole for the window (readPrefix), listed; -1 while they
+   * lists, read whole for the window (readBest), listed; -1 while they
    * are probed fact by fact instead.
    */
   let prefixKept = -1;
@@ -463,7 +455,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       let ns = 0;
       if (lone === prefix && !prefixOneList) {
         // The prefix's part is that of a fact's most frequent completion.
-        const count = readPrefix(base, hi);
+        const count = readBest(prefixSlot!, prefixTable!, base, hi, alive, lengths, avg);
         for (let i = 0; i < count; i++) {
           const at = bestOffsets[i]!;
           if (bestParts[at]! > floor) survivors[ns++] = at;
@@ -489,12 +481,17 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // reading them whole costs, they are read whole, each fact's best
       // part kept, and settle looks the facts up.
       let probed = 0;
+      let prefixWhole = false;
       for (let s = 0; s < n; s++) {
         if (s === lone || windowUb[s] === 0) continue;
         const lists = slots[s]!.readers.length;
-        if (s === prefix && lists > 1 && PROBE * ns * lists > slotCount[s]!) prefixKept = readPrefix(base, hi);
+        if (s === prefix && lists > 1 && PROBE * ns * lists > slotCount[s]!) prefixWhole = true;
         else probed += lists;
       }
+      // Called in every such window, reading nothing when not asked to: a
+      // call first made after V8 compiled the loop sends it back to its
+      // interpreter.
+      prefixKept = readBest(prefixWhole ? prefixSlot : null, prefixTable, base, hi, alive, lengths, avg);
       // Newest first, as probes read down a window: in the kernel when the
       // window's lists fit there, else here.
       if (!settleInKernel(base, hi, lone, survivors, ns)) {
@@ -549,7 +546,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, accumulateInto, nc, kernel);
       }
       if (prefix >= 0 && !prefixRead && windowUb[prefix]! > 0) {
-        const count = readPrefix(base, hi);
+        const count = readBest(prefixSlot!, prefixTable!, base, hi, alive, lengths, avg);
         const ownF = ownFirst ? freqs[own]! : null;
         const listed = kernel.addBest(count, ownF, nc, bar);
         if (listed >= 0) nc = listed;
@@ -622,6 +619,23 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
     }
   }
   return ranked(heapOrd, heapScore, worse);
+}
+
+/**
+ * A prefix slot's lists in the window [base, hi], each fact's best part
+ * kept (that of its most frequent completion: the part rises with the
+ * frequency, so the very double scoreDoc adds) in `bestParts` by offset;
+ * returns how many offsets `bestOffsets` lists (-1, having read nothing,
+ * without a slot). The caller sets them back to 0. Apart from the search loop, not a closure of it: a closure made
+ * afresh by each search, seen at a rarely taken call site before V8
+ * compiles the loop, is a call target the next search's closure then
+ * fails ("wrong call target"), sending the loop back to its interpreter.
+ */
+function readBest(slot: Slot | null, table: Float64Array | null, base: number, hi: number, alive: Uint8Array, lengths: Uint32Array, avg: number): number {
+  if (slot === null || table === null) return -1;
+  let count = 0;
+  for (const r of slot.readers) count = r.read(base, hi, alive, table, slot.weight, avg, lengths, null, scratch.bestInto, count, kernel);
+  return count;
 }
 
 /**
