@@ -45,46 +45,40 @@ export interface ReadInto {
 /** The arrays of a way of reading: a {@link ReadInto} without what the kernel derives. */
 export type ReadWay = Pick<ReadInto, 'scores' | 'listed' | 'offsets' | 'parts' | 'best'>;
 
+/**
+ * The kernel's two ways over one part of a list (read and scan): the
+ * part at `at` of `count` postings, `o` and `hi` placing it against the
+ * window, then the part table, the weight and the average length, the
+ * way of taking each part (ReadInto's, from `mode` to `parts`) and the
+ * window's `alive` and `lengths`. Returns the new n.
+ */
+type BlockRead = (
+  at: number,
+  count: number,
+  o: number,
+  hi: number,
+  table: number,
+  weight: number,
+  avg: number,
+  mode: number,
+  n: number,
+  floor: number,
+  scores: number,
+  listed: number,
+  offsets: number,
+  parts: number,
+  alive: number,
+  lengths: number,
+) => number;
+
 interface Exports {
   memory: WebAssembly.Memory;
-  read(
-    src: number,
-    count: number,
-    o: number,
-    last: number,
-    table: number,
-    weight: number,
-    avg: number,
-    mode: number,
-    n: number,
-    floor: number,
-    scores: number,
-    listed: number,
-    offsets: number,
-    parts: number,
-    alive: number,
-    lengths: number,
-  ): number;
+  /** posting-kernel.wat's read: a sealed block's bytes at `at`. */
+  read: BlockRead;
   addBest(offsets: number, count: number, best: number, scores: number, own: number, listed: number, candidates: number, n: number, bar: number): number;
   decode(src: number, count: number, o: number, docs: number): void;
-  scan(
-    docs: number,
-    count: number,
-    base: number,
-    hi: number,
-    table: number,
-    weight: number,
-    avg: number,
-    mode: number,
-    n: number,
-    floor: number,
-    scores: number,
-    listed: number,
-    offsets: number,
-    parts: number,
-    alive: number,
-    lengths: number,
-  ): number;
+  /** posting-kernel.wat's scan: a decoded block's (or tail's) postings at `at`. */
+  scan: BlockRead;
   settle(
     from: number,
     ns: number,
@@ -110,8 +104,8 @@ interface Exports {
 }
 
 /**
- * Blocks and tails kept decoded in the kernel's memory at once (scanBlock,
- * scanTail): one per list a search reads that way, at most this many.
+ * Wide blocks and tails kept decoded in the kernel's memory at once
+ * (readBlock, readTail): one per block or tail a search reads so.
  */
 const SCAN_BUFFERS = 32;
 
@@ -184,9 +178,18 @@ export class PostingKernel {
   readonly #probeStageAt: number;
   /** The tails of a window's settling, one place per list. */
   readonly #tailsAt: number;
-  /** Decoded blocks and tails (1 KB each), and what each holds: for which list (its reader), in which search, which block (-1: its tail). */
+  /** Decoded blocks and tails (1 KB each), and what each holds: whose (the blocks, or a tail's pairs), in which search, which (a block, or -1 - a tail's start). */
   readonly #scanAt: number;
   readonly #scanOwner: (object | null)[] = new Array<object | null>(SCAN_BUFFERS).fill(null);
+  // What aim set.
+  #aimBase = 0;
+  #aimHi = 0;
+  #aimAlive: Uint8Array | null = null;
+  #aimLengths: Uint32Array | null = null;
+  #aimTable = -1;
+  #aimWeight = 0;
+  #aimAvg = 0;
+  #aimInto: ReadInto | null = null;
   readonly #scanSearch: number[] = new Array<number>(SCAN_BUFFERS).fill(-1);
   readonly #scanWhat: number[] = new Array<number>(SCAN_BUFFERS).fill(-2);
   readonly #scanCount: number[] = new Array<number>(SCAN_BUFFERS).fill(0);
@@ -338,45 +341,59 @@ export class PostingKernel {
   }
 
   /**
-   * Reads the postings of block `b` in the window [base, hi], as
-   * WindowReader.read does (see there and posting-kernel.wat), into
-   * `into` (made by {@link into}) from offset `n`; `table` is used when it
-   * lies in the kernel's memory (else parts are computed: the same
-   * doubles). Returns the new count of offsets.
+   * Sets what the next reads take (WindowReader.read, once per list and
+   * window): the window [base, hi] with its `alive` and `lengths`, the
+   * slot's part table (used when it lies in the kernel's memory, else
+   * parts are computed: the same doubles), weight and average length, and
+   * the way of taking each part (`into`, made by {@link into}).
    */
-  readBlock(
-    blocks: PostingBlocks,
-    b: number,
-    base: number,
-    hi: number,
-    alive: Uint8Array,
-    lengths: Uint32Array,
-    table: Float64Array,
-    weight: number,
-    avg: number,
-    into: ReadInto,
-    n: number,
-  ): number {
-    this.holdWindow(base, hi, alive, lengths);
+  aim(base: number, hi: number, alive: Uint8Array, lengths: Uint32Array, table: Float64Array, weight: number, avg: number, into: ReadInto): void {
+    this.#aimBase = base;
+    this.#aimHi = hi;
+    this.#aimAlive = alive;
+    this.#aimLengths = lengths;
+    this.#aimTable = table.buffer === this.#buffer ? table.byteOffset : -1;
+    this.#aimWeight = weight;
+    this.#aimAvg = avg;
+    this.#aimInto = into;
+  }
+
+  /**
+   * Reads the postings of block `b` in the window {@link aim}ed at, as
+   * WindowReader.read does (see there and posting-kernel.wat), newest
+   * first, into its `into` from offset `n`. A block no wider than the
+   * window is decoded and read; a wider one (a rarer word's) is decoded
+   * once a search and kept decoded for the other windows it spans.
+   * Returns the new count of offsets.
+   */
+  readBlock(blocks: PostingBlocks, b: number, n: number): number {
+    const base = this.#aimBase;
+    const hi = this.#aimHi;
+    this.holdWindow(base, hi, this.#aimAlive!, this.#aimLengths!);
     const count = blocks.count[b]!;
-    return this.#exports.read(
-      this.#stage(blocks, b),
-      count,
-      blocks.first[b]! - base,
-      hi - base,
-      table.buffer === this.#buffer ? table.byteOffset : -1,
-      weight,
-      avg,
-      into.mode,
-      n,
-      into.floor,
-      into.scoresAt,
-      into.listedAt,
-      into.offsetsAt,
-      into.partsAt,
-      this.#aliveAt,
-      this.#lengthsAt,
-    );
+    if (blocks.last[b]! - blocks.first[b]! > hi - base) {
+      let buffer = this.#scanFind(blocks, b);
+      if (buffer < 0) {
+        buffer = this.#scanTake(blocks, b);
+        this.#exports.decode(this.#stage(blocks, b), count, blocks.first[b]!, this.#scanAt + 1024 * buffer);
+        this.#scanCount[buffer] = count;
+      }
+      return this.#take(this.#exports.scan, this.#scanAt + 1024 * buffer, this.#scanCount[buffer]!, base, hi, n);
+    }
+    const end = this.#take(this.#exports.read, this.#stage(blocks, b), count, blocks.first[b]! - base, hi - base, n);
+    // Decoded oldest first: a list turned round to newest first.
+    const { offsets, parts } = this.#aimInto!;
+    if (parts !== null) {
+      for (let i = n, j = end - 1; i < j; i++, j--) {
+        const o = offsets[i]!;
+        offsets[i] = offsets[j]!;
+        offsets[j] = o;
+        const v = parts[i]!;
+        parts[i] = parts[j]!;
+        parts[j] = v;
+      }
+    }
+    return end;
   }
 
   /**
@@ -405,61 +422,19 @@ export class PostingKernel {
   }
 
   /**
-   * Reads block `b`'s postings in the window [base, hi] into `into` from
-   * `n`, as readBlock does, newest first, for a block wider than the
-   * window: it is decoded once a search (for `owner`, the list's reader)
-   * and kept decoded for the other windows it spans. Returns the new n.
-   */
-  scanBlock(
-    owner: object,
-    blocks: PostingBlocks,
-    b: number,
-    base: number,
-    hi: number,
-    alive: Uint8Array,
-    lengths: Uint32Array,
-    table: Float64Array,
-    weight: number,
-    avg: number,
-    into: ReadInto,
-    n: number,
-  ): number {
-    let buffer = this.#scanFind(owner, b);
-    if (buffer < 0) {
-      buffer = this.#scanTake(owner, b);
-      const count = blocks.count[b]!;
-      this.#exports.decode(this.#stage(blocks, b), count, blocks.first[b]!, this.#scanAt + 1024 * buffer);
-      this.#scanCount[buffer] = count;
-    }
-    return this.#scan(buffer, base, hi, alive, lengths, table, weight, avg, into, n);
-  }
-
-  /**
    * Reads a list's tail (`size` pairs of ordinal and frequency from
-   * `pairs[at]`, oldest first) in the window [base, hi] as
-   * {@link scanBlock} reads a block, copied in once a search for `owner`.
+   * `pairs[at]`, oldest first) in the window {@link aim}ed at, as
+   * {@link readBlock} reads a wide block, copied in once a search.
    * Returns the new n, or -1 having done nothing for a tail of more than
    * a block's postings.
    */
-  scanTail(
-    owner: object,
-    pairs: Uint32Array,
-    at: number,
-    size: number,
-    base: number,
-    hi: number,
-    alive: Uint8Array,
-    lengths: Uint32Array,
-    table: Float64Array,
-    weight: number,
-    avg: number,
-    into: ReadInto,
-    n: number,
-  ): number {
+  readTail(pairs: Uint32Array, at: number, size: number, n: number): number {
     if (size > BLOCK) return -1;
-    let buffer = this.#scanFind(owner, -1);
+    this.holdWindow(this.#aimBase, this.#aimHi, this.#aimAlive!, this.#aimLengths!);
+    // A tail is known by its pairs and where it starts in them.
+    let buffer = this.#scanFind(pairs, -1 - at);
     if (buffer < 0) {
-      buffer = this.#scanTake(owner, -1);
+      buffer = this.#scanTake(pairs, -1 - at);
       const words = this.#words;
       for (let i = 0, w = (this.#scanAt + 1024 * buffer) >> 2; i < size; i++, w++) {
         words[w] = pairs[at + 2 * i]!;
@@ -467,7 +442,7 @@ export class PostingKernel {
       }
       this.#scanCount[buffer] = size;
     }
-    return this.#scan(buffer, base, hi, alive, lengths, table, weight, avg, into, n);
+    return this.#take(this.#exports.scan, this.#scanAt + 1024 * buffer, this.#scanCount[buffer]!, this.#aimBase, this.#aimHi, n);
   }
 
   #scanFind(owner: object, what: number): number {
@@ -486,16 +461,17 @@ export class PostingKernel {
     return i;
   }
 
-  #scan(buffer: number, base: number, hi: number, alive: Uint8Array, lengths: Uint32Array, table: Float64Array, weight: number, avg: number, into: ReadInto, n: number): number {
-    this.holdWindow(base, hi, alive, lengths);
-    return this.#exports.scan(
-      this.#scanAt + 1024 * buffer,
-      this.#scanCount[buffer]!,
-      base,
+  /** Runs `way` (read or scan) over the part at `at`, as {@link aim} set, the window held. */
+  #take(way: BlockRead, at: number, count: number, o: number, hi: number, n: number): number {
+    const into = this.#aimInto!;
+    return way(
+      at,
+      count,
+      o,
       hi,
-      table.buffer === this.#buffer ? table.byteOffset : -1,
-      weight,
-      avg,
+      this.#aimTable,
+      this.#aimWeight,
+      this.#aimAvg,
       into.mode,
       n,
       into.floor,

@@ -214,6 +214,7 @@ export class WindowReader {
   ): number {
     const blocks = this.#blocks;
     const { scores, listed, offsets, floor, parts, best } = into;
+    let aimed = false;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
       if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
         if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
@@ -222,37 +223,19 @@ export class WindowReader {
       }
       // A block no wider than the window puts a good share of its postings
       // in it: the kernel decodes and reads it. A wider one (a rarer
-      // word's) has few there: once the kernel holds the window, it
+      // word's) has few there: once the kernel holds the window (else a
+      // few rare postings would not repay copying its lengths in), it
       // decodes the block once a search and keeps it decoded for every
-      // window it spans (scanBlock), as it keeps the tail.
-      if (kind === BLOCK_PART && blocks.last[this.#part]! - blocks.first[this.#part]! <= hi - base) {
-        const b = this.#part;
-        const start = n;
-        n = kernel.readBlock(blocks, b, base, hi, alive, lengths, table, weight, avg, into, n);
-        // Decoded oldest first: a list turned round to newest first.
-        if (parts !== null) {
-          for (let i = start, j = n - 1; i < j; i++, j--) {
-            const o = offsets[i]!;
-            offsets[i] = offsets[j]!;
-            offsets[j] = o;
-            const v = parts[i]!;
-            parts[i] = parts[j]!;
-            parts[j] = v;
-          }
+      // window it spans, as it keeps the tail; else they are read here.
+      const narrow = kind === BLOCK_PART && blocks.last[this.#part]! - blocks.first[this.#part]! <= hi - base;
+      if (narrow || kernel.holdsWindow(base, alive, lengths)) {
+        if (!aimed) kernel.aim(base, hi, alive, lengths, table, weight, avg, into);
+        aimed = true;
+        const read = kind === BLOCK_PART ? kernel.readBlock(blocks, this.#part, n) : kernel.readTail(this.#pool.pairs, this.#tailBase, this.#tailSize, n);
+        if (read >= 0) {
+          n = read;
+          continue;
         }
-        continue;
-      }
-      // Newest first, as the list is read; here when no list read the
-      // window through the kernel (a few rare postings would not repay
-      // copying its lengths in).
-      const scanned = !kernel.holdsWindow(base, alive, lengths)
-        ? -1
-        : kind === BLOCK_PART
-          ? kernel.scanBlock(this, blocks, this.#part, base, hi, alive, lengths, table, weight, avg, into, n)
-          : kernel.scanTail(this, this.#pool.pairs, this.#tailBase, this.#tailSize, base, hi, alive, lengths, table, weight, avg, into, n);
-      if (scanned >= 0) {
-        n = scanned;
-        continue;
       }
       if (kind === BLOCK_PART) this.#decodePart();
       const count = this.#gather(base, hi, alive);
