@@ -463,7 +463,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         // Newest first (the lists' offsets interleave).
         survivors.subarray(0, ns).sort().reverse();
         for (let i = 0; i < ns; i++) survivorParts[i] = bestParts[survivors[i]!]!;
-        for (let i = 0; i < count; i++) bestParts[bestOffsets[i]!] = 0;
+        kernel.clearBest(count);
       } else {
         // When no weak posting can pass the floor, the strong list holds every one that can.
         let reader: WindowReader | null = slot.readers[0]!;
@@ -506,7 +506,9 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
           settle(d, at, lengths[d]!);
         }
       }
-      for (let i = 0; i < prefixKept; i++) bestParts[bestOffsets[i]!] = 0;
+      // Always called (a call first made after V8 compiled the loop sends
+      // it back to its interpreter); nothing to clear when -1.
+      kernel.clearBest(prefixKept);
       prefixKept = -1;
       // Many facts left to probe cost more than reading the others whole.
       if (PROBE * ns * probed > restCount) {

@@ -396,6 +396,13 @@ export class PostingKernel {
     return end;
   }
 
+  /** Sets the best parts of the first `count` offsets {@link bestOffsets} lists back to 0 (none for a count of 0 or less). */
+  clearBest(count: number): void {
+    const parts = this.bestParts;
+    const offsets = this.bestOffsets;
+    for (let i = 0; i < count; i++) parts[offsets[i]!] = 0;
+  }
+
   /**
    * Adds the prefix's best parts, `count` of them listed in
    * {@link bestOffsets} (kept in {@link bestParts} by a read of the way
