@@ -253,7 +253,6 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   /** Where the prefix's lists put each fact's best part (see readBest). */
   const bestParts = scratch.bestParts;
   const bestOffsets = scratch.bestOffsets;
-  const bestInto = scratch.bestInto;
   const filled = new Uint8Array(n);
   const slotCount = new Uint32Array(n);
   const essential = new Uint8Array(n);
@@ -351,11 +350,11 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
    * The settling of a window's facts (`count` offsets of `facts`, newest
    * first): the survivors of a window read for its one essential slot,
    * `lone`, or (`lone` -1) the candidates of its essential slots, read
-   * whole (filled), done by the kernel (posting-kernel.wat's settle: the very steps and
-   * doubles of settle above, each survivor in turn), which hands back each
-   * fact to offer. False, having done nothing, when the window's lists do
-   * not fit in its memory, or when there are too few survivors to repay
-   * copying the lists' blocks of the window ({@link KERNEL_SETTLE_FROM}).
+   * whole (filled), done by the kernel (posting-kernel.wat's settle: the
+   * very steps and doubles of settle above, each fact in turn), which
+   * hands back each fact to offer. False, having done nothing, when the
+   * window's lists do not fit in its memory, or when there are too few
+   * facts to repay handing the lists over ({@link KERNEL_SETTLE_FROM}).
    */
   const settleInKernel = (base: number, hi: number, lone: number, facts: Uint32Array, count: number): boolean => {
     if (n > KERNEL_SLOTS || count < KERNEL_SETTLE_FROM) return false;
@@ -628,10 +627,12 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
  * kept (that of its most frequent completion: the part rises with the
  * frequency, so the very double scoreDoc adds) in `bestParts` by offset;
  * returns how many offsets `bestOffsets` lists (-1, having read nothing,
- * without a slot). The caller sets them back to 0. Apart from the search loop, not a closure of it: a closure made
- * afresh by each search, seen at a rarely taken call site before V8
- * compiles the loop, is a call target the next search's closure then
- * fails ("wrong call target"), sending the loop back to its interpreter.
+ * without a slot). The caller sets them back to 0.
+ *
+ * Apart from the search loop, not a closure of it: a closure made afresh
+ * by each search, seen at a rarely taken call site before V8 compiles the
+ * loop, is a call target the next search's closure then fails ("wrong
+ * call target"), sending the loop back to its interpreter.
  */
 function readBest(slot: Slot | null, table: Float64Array | null, base: number, hi: number, alive: Uint8Array, lengths: Uint32Array, avg: number): number {
   if (slot === null || table === null) return -1;

@@ -109,6 +109,25 @@ interface Exports {
  */
 const SCAN_BUFFERS = 32;
 
+/**
+ * Where block `b`'s bytes end, at the most: its postings take up to 10
+ * bytes each, and no further than the end of the blocks written (bytes
+ * past it are not written yet, and a copy of them would go stale).
+ */
+function blockEnd(blocks: PostingBlocks, b: number): number {
+  return Math.min(blocks.byteSize, blocks.off[b]! + 10 * blocks.count[b]!);
+}
+
+/**
+ * Where a copy of block `b` (ending at `end`) starts: up to `chunk` bytes
+ * below its end when the list's next older block lies just below it (as a
+ * load seals a list, read newest first: the older ones come from the same
+ * copy), else at the block itself.
+ */
+function copyFrom(blocks: PostingBlocks, b: number, end: number, chunk: number): number {
+  return blocks.prev[b] === b - 1 ? Math.max(0, end - chunk) : blocks.off[b]!;
+}
+
 /** Slots a window's settling in the kernel takes at most (more: settled in JS). */
 export const KERNEL_SLOTS = 16;
 /** Lists probed in one window's settling, at most. */
@@ -442,14 +461,23 @@ export class PostingKernel {
     let buffer = this.#scanFind(pairs, -1 - at);
     if (buffer < 0) {
       buffer = this.#scanTake(pairs, -1 - at);
-      const words = this.#words;
-      for (let i = 0, w = (this.#scanAt + 1024 * buffer) >> 2; i < size; i++, w++) {
-        words[w] = pairs[at + 2 * i]!;
-        words[w + 128] = pairs[at + 2 * i + 1]!;
-      }
+      this.#copyPairs(pairs, at, size, 0, this.#scanAt + 1024 * buffer);
       this.#scanCount[buffer] = size;
     }
     return this.#take(this.#exports.scan, this.#scanAt + 1024 * buffer, this.#scanCount[buffer]!, this.#aimBase, this.#aimHi, n);
+  }
+
+  /**
+   * Copies `size` pairs (ordinal, frequency) from `pairs[at]` to `dst` as
+   * a decoded block lies there: the ordinals less `base` (i32), then the
+   * frequencies 512 bytes on.
+   */
+  #copyPairs(pairs: Uint32Array, at: number, size: number, base: number, dst: number): void {
+    const words = this.#words;
+    for (let i = 0, w = dst >> 2; i < size; i++, w++) {
+      words[w] = pairs[at + 2 * i]! - base;
+      words[w + 128] = pairs[at + 2 * i + 1]!;
+    }
   }
 
   #scanFind(owner: object, what: number): number {
@@ -493,18 +521,14 @@ export class PostingKernel {
 
   /** Copies block `b`'s bytes in (with the list's older blocks when they lie just below), unless there; returns where they are. */
   #stage(blocks: PostingBlocks, b: number): number {
-    const count = blocks.count[b]!;
     const off = blocks.off[b]!;
     const bytes = blocks.bytes;
-    // At most to the end of the blocks: bytes past it are not written yet.
-    const end = Math.min(blocks.byteSize, off + 10 * count);
+    const end = blockEnd(blocks, b);
     // Copied in this search from these very bytes: a block's bytes never
     // change while it lives (a pack writes a new array), but a search
     // never trusts an earlier one's copy all the same.
     if (this.#stagedSearch !== this.#search || this.#stagedBytes !== bytes || off < this.#stagedLo || end > this.#stagedHi) {
-      // The list's older blocks are read next: when they lie just below
-      // this one, copy them with it.
-      const lo = blocks.prev[b] === b - 1 ? Math.max(0, end - STAGE_BYTES) : off;
+      const lo = copyFrom(blocks, b, end, STAGE_BYTES);
       this.#bytes.set(bytes.subarray(lo, end), this.#stageAt);
       this.#stagedSearch = this.#search;
       this.#stagedBytes = bytes;
@@ -521,7 +545,7 @@ export class PostingKernel {
 
   /** Copies the window's `alive` and `lengths` in, unless this search copied them already. */
   holdWindow(base: number, hi: number, alive: Uint8Array, lengths: Uint32Array): void {
-    if (this.#loadedBase === base && this.#loadedSearch === this.#search && this.#loadedAlive === alive && this.#loadedLengths === lengths) return;
+    if (this.holdsWindow(base, alive, lengths)) return;
     if (hi - base + 1 > this.#window) throw new Error(`a window of ${hi - base + 1} facts is wider than the kernel's ${this.#window}`);
     this.#alive.set(alive.subarray(base, hi + 1));
     this.#lengths.set(lengths.subarray(base, hi + 1));
@@ -591,11 +615,7 @@ export class PostingKernel {
     const base = this.#settleBase;
     // A list has one tail: in its own place (offsets, then frequencies 512 bytes on).
     const dst = this.#tailsAt + 1024 * (this.#settleLists - 1);
-    const words = this.#words;
-    for (let i = 0, w = dst >> 2; i < size; i++, w++) {
-      words[w] = pairs[at + 2 * i]! - base;
-      words[w + 128] = pairs[at + 2 * i + 1]!;
-    }
+    this.#copyPairs(pairs, at, size, base, dst);
     return this.#settlePart(pairs[at]! - base, pairs[at + 2 * (size - 1)]! - base, size, dst, 1);
   }
 
@@ -616,11 +636,9 @@ export class PostingKernel {
     const b = this.#partBlock[p]!;
     const off = blocks.off[b]!;
     const bytes = blocks.bytes;
-    // At most to the end of the blocks: bytes past it are not written yet.
-    const end = Math.min(blocks.byteSize, off + 10 * blocks.count[b]!);
+    const end = blockEnd(blocks, b);
     if (this.#chunkBytes !== bytes || off < this.#chunkLo || end > this.#chunkHi) {
-      // The list's older blocks are probed next: when they lie just below this one, copy them with it.
-      const lo = blocks.prev[b] === b - 1 ? Math.max(0, end - PROBE_CHUNK_BYTES) : off;
+      const lo = copyFrom(blocks, b, end, PROBE_CHUNK_BYTES);
       if (this.#probeUsed + (end - lo) > PROBE_STAGE_BYTES) {
         // The stage is full: every part is copied in again when next probed
         // (what was decoded stays in the lists' buffers).
