@@ -107,6 +107,8 @@ const KERNEL_SETTLE_FROM = 16;
  * cleared when a search takes it.
  */
 const kernel = new PostingKernel(WINDOW);
+/** The heap of a search's best facts (max-score's offer), grown to the largest k asked. */
+const heap = { ords: new Int32Array(0), scores: new Float64Array(0) };
 const scratch = {
   // Where the posting kernel writes: in its memory.
   scores: kernel.scores,
@@ -141,6 +143,65 @@ const scratch = {
     for (const f of this.slotFreqs) f?.fill(0);
   },
 };
+
+/** A search's arrays by slot, kept between searches. */
+interface SlotState {
+  freqs: Uint32Array[];
+  offsets: Uint32Array[];
+  tables: Float64Array[];
+  order: number[];
+  passedLo: number[];
+  passedHi: number[];
+  counts: Uint32Array;
+  slotCount: Uint32Array;
+  filled: Uint8Array;
+  essential: Uint8Array;
+  known: Uint8Array;
+  present: Uint8Array;
+  windowUb: Float64Array;
+  contrib: Float64Array;
+}
+
+function newSlotState(slots: number): SlotState {
+  return {
+    freqs: [],
+    offsets: [],
+    tables: [],
+    order: [],
+    passedLo: [],
+    passedHi: [],
+    counts: new Uint32Array(slots),
+    slotCount: new Uint32Array(slots),
+    filled: new Uint8Array(slots),
+    essential: new Uint8Array(slots),
+    known: new Uint8Array(slots),
+    present: new Uint8Array(slots),
+    windowUb: new Float64Array(slots),
+    contrib: new Float64Array(slots),
+  };
+}
+
+let slotStateKept = newSlotState(KERNEL_SLOTS);
+
+/**
+ * The per-slot arrays for a search of `n` slots: the numbers 0 (grown
+ * when a query has more slots than any before). The lists are written
+ * from 0 by the search, never emptied: emptying an array drops its
+ * backing store, and refilling it allocates another.
+ */
+function slotState(n: number): SlotState {
+  if (slotStateKept.counts.length < n) slotStateKept = newSlotState(n);
+  const state = slotStateKept;
+  state.counts.fill(0, 0, n);
+  state.slotCount.fill(0, 0, n);
+  state.filled.fill(0, 0, n);
+  state.essential.fill(0, 0, n);
+  state.known.fill(0, 0, n);
+  state.present.fill(0, 0, n);
+  state.windowUb.fill(0, 0, n);
+  state.contrib.fill(0, 0, n);
+  return state;
+}
 
 /** The next window ends just below `base`, at the newest posting any list may hold there. */
 function nextWindow(slots: readonly Slot[], base: number): number {
@@ -186,57 +247,72 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   const n = slots.length;
   const lengths = facts.lengths;
   const ordered = facts.ordered;
-  const heapOrd: number[] = [];
-  const heapScore: number[] = [];
+  // The heap of the best facts so far, worst at the top: typed arrays
+  // kept between searches, so a search allocates nothing per fact offered.
+  if (heap.ords.length < k) {
+    heap.ords = new Int32Array(k);
+    heap.scores = new Float64Array(k);
+  }
+  const heapOrd = heap.ords;
+  const heapScore = heap.scores;
+  let held = 0;
   let threshold = -Infinity;
-  const prunable = (b: number) => heapOrd.length >= k && (b < threshold || (b === threshold && ordered));
+  const prunable = (b: number) => held >= k && (b < threshold || (b === threshold && ordered));
   const worse = (a: number, sa: number, b: number, sb: number): boolean => (sa !== sb ? sa < sb : facts.older(a, b));
+  const swap = (i: number, j: number): void => {
+    const o = heapOrd[i]!;
+    heapOrd[i] = heapOrd[j]!;
+    heapOrd[j] = o;
+    const v = heapScore[i]!;
+    heapScore[i] = heapScore[j]!;
+    heapScore[j] = v;
+  };
   const offer = (ord: number, score: number): void => {
-    if (heapOrd.length < k) {
-      heapOrd.push(ord);
-      heapScore.push(score);
-      for (let at = heapOrd.length - 1; at > 0; ) {
+    if (held < k) {
+      heapOrd[held] = ord;
+      heapScore[held] = score;
+      for (let at = held++; at > 0; ) {
         const up = (at - 1) >> 1;
         if (!worse(heapOrd[at]!, heapScore[at]!, heapOrd[up]!, heapScore[up]!)) break;
-        [heapOrd[up], heapOrd[at]] = [heapOrd[at]!, heapOrd[up]!];
-        [heapScore[up], heapScore[at]] = [heapScore[at]!, heapScore[up]!];
+        swap(up, at);
         at = up;
       }
     } else if (worse(heapOrd[0]!, heapScore[0]!, ord, score)) {
       heapOrd[0] = ord;
       heapScore[0] = score;
-      for (let at = 0, size = heapOrd.length; ; ) {
+      for (let at = 0; ; ) {
         const l = 2 * at + 1;
-        if (l >= size) break;
+        if (l >= held) break;
         const r = l + 1;
-        const c = r < size && worse(heapOrd[r]!, heapScore[r]!, heapOrd[l]!, heapScore[l]!) ? r : l;
+        const c = r < held && worse(heapOrd[r]!, heapScore[r]!, heapOrd[l]!, heapScore[l]!) ? r : l;
         if (!worse(heapOrd[c]!, heapScore[c]!, heapOrd[at]!, heapScore[at]!)) break;
-        [heapOrd[c], heapOrd[at]] = [heapOrd[at]!, heapOrd[c]!];
-        [heapScore[c], heapScore[at]] = [heapScore[at]!, heapScore[c]!];
+        swap(c, at);
         at = c;
       }
     } else return;
-    if (heapOrd.length >= k) threshold = heapScore[0]!;
+    if (held >= k) threshold = heapScore[0]!;
   };
 
-  // Arrays built by push, never by map() or Array.from(): the array
-  // those make differs in kind from V8's interpreter to its compiled
+  // Arrays built element by element from 0, never by map() or
+  // Array.from(): the array those make differs in kind from V8's interpreter to its compiled
   // code, and code compiled for one kind is thrown away on meeting the
   // other (seen as "wrong map" deoptimizations, each costing a recompile
   // of searchWindows, ~100 ms of a background thread, in a daemon's
   // first thousand searches).
-  const freqs: Uint32Array[] = [];
+  // The per-slot arrays are kept between searches too, as the heap is.
+  const state = slotState(n);
+  const freqs = state.freqs;
   /** Per slot, the window offsets its frequencies were set at (to score them and to clear them). */
-  const offsets: Uint32Array[] = [];
-  const tables: Float64Array[] = [];
-  const order: number[] = [];
+  const offsets = state.offsets;
+  const tables = state.tables;
+  const order = state.order;
   for (let s = 0; s < n; s++) {
-    freqs.push(scratch.freqs(s));
-    offsets.push(scratch.offsets(s));
-    tables.push(scratch.table(s));
-    order.push(s);
+    freqs[s] = scratch.freqs(s);
+    offsets[s] = scratch.offsets(s);
+    tables[s] = scratch.table(s);
+    order[s] = s;
   }
-  const counts = new Uint32Array(n);
+  const counts = state.counts;
   const scores = scratch.scores;
   /** The window's candidates (offsets), and which offsets are among them. */
   const candidates = scratch.candidates;
@@ -253,15 +329,17 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   /** Where the prefix's lists put each fact's best part (see readBest). */
   const bestParts = scratch.bestParts;
   const bestOffsets = scratch.bestOffsets;
-  const filled = new Uint8Array(n);
-  const slotCount = new Uint32Array(n);
-  const essential = new Uint8Array(n);
-  const windowUb = new Float64Array(n);
-  const known = new Uint8Array(n);
-  const contrib = new Float64Array(n);
-  const present = new Uint8Array(n);
-  const passedLo: number[] = [];
-  const passedHi: number[] = [];
+  const filled = state.filled;
+  const slotCount = state.slotCount;
+  const essential = state.essential;
+  const windowUb = state.windowUb;
+  const known = state.known;
+  const contrib = state.contrib;
+  const present = state.present;
+  /** The ordinal ranges a slot's blocks passed over in this window: `passed` of them. */
+  const passedLo = state.passedLo;
+  const passedHi = state.passedHi;
+  let passed = 0;
   /**
    * The prefix completes to one word: its one list is read as a term's
    * is (the very parts), where several lists are merged first.
@@ -286,8 +364,9 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       return prunable(b);
     },
     passed(lo: number, hi: number): void {
-      passedLo.push(lo);
-      passedHi.push(hi);
+      passedLo[passed] = lo;
+      passedHi[passed] = hi;
+      passed++;
     },
   };
   /** Sum in slot order: exact where known, else the window bound. */
@@ -375,7 +454,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       for (const r of slots[s]!.readers) if (!kernel.settleList() || !r.probeParts(base, hi, kernel)) return false;
     }
     for (let i = 0; i < count; ) {
-      i = kernel.settle(facts, i, count, lone, own, prefix, heapOrd.length >= k, threshold, ordered, avg, order);
+      i = kernel.settle(facts, i, count, lone, own, prefix, held >= k, threshold, ordered, avg, order);
       if (i < count) offer(base + facts[i++]!, kernel.settledScore);
     }
     return true;
@@ -406,7 +485,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       for (; i >= 0 && windowUb[order[i]!]! > windowUb[s]!; i--) order[i + 1] = order[i]!;
       order[i + 1] = s;
     }
-    essential.fill(1);
+    essential.fill(1, 0, n);
     for (let j = 0; j < n; j++) {
       const s = order[j]!;
       essential[s] = 0;
@@ -447,7 +526,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // still enter with them at their bounds, as candidates.
       // A part at or below `floor` cannot lift its fact to the threshold,
       // with room to spare for rounding (settle decides exactly).
-      const floor = heapOrd.length < k ? 0 : Math.max(0, threshold / SLACK - restUb - threshold * (SLACK - 1));
+      const floor = held < k ? 0 : Math.max(0, threshold / SLACK - restUb - threshold * (SLACK - 1));
       if (HOLD * slotCount[lone]! >= hi - base + 1) kernel.holdWindow(base, hi, alive, lengths);
       gate.slot = lone;
       const slot = slots[lone]!;
@@ -473,8 +552,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         collectInto.floor = floor;
         if (reader !== null) ns = reader.read(base, hi, alive, tables[lone]!, slot.weight, avg, lengths, gate, collectInto, 0, kernel);
       }
-      passedLo.length = 0;
-      passedHi.length = 0;
+      passed = 0;
       // A fact's probe of the prefix reads each of its lists (up to eight
       // completions): when the facts to settle would probe them more than
       // reading them whole costs, they are read whole, each fact's best
@@ -528,7 +606,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // The kernel will read this many postings: it may as well read the
       // wide blocks' and tails' too (WindowReader.read).
       if (HOLD * allCount >= size) kernel.holdWindow(base, hi, alive, lengths);
-      const bar = SCAN * allCount >= size && heapOrd.length >= k ? threshold : 0;
+      const bar = SCAN * allCount >= size && held >= k ? threshold : 0;
       accumulateInto.floor = bar;
       let nc = 0;
       const ownFirst = prefix >= 0 && own >= 0 && windowUb[own]! > 0;
@@ -564,9 +642,8 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         }
       }
       // Facts in a range some slot passed over cannot enter.
-      for (let i = 0; i < passedLo.length; i++) scores.fill(0, Math.max(base, passedLo[i]!) - base, Math.min(hi, passedHi[i]!) - base + 1);
-      passedLo.length = 0;
-      passedHi.length = 0;
+      for (let i = 0; i < passed; i++) scores.fill(0, Math.max(base, passedLo[i]!) - base, Math.min(hi, passedHi[i]!) - base + 1);
+      passed = 0;
       // Offered in any order: offer() settles ties by id.
       for (let i = 0; i < nc; i++) {
         const at = candidates[i]!;
@@ -619,7 +696,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       for (let i = 0; i < counts[s]!; i++) f[list[i]!] = 0;
     }
   }
-  return ranked(heapOrd, heapScore, worse);
+  return ranked(heapOrd, heapScore, held, worse);
 }
 
 /**
@@ -647,9 +724,9 @@ function readBest(slot: Slot | null, table: Float64Array | null, base: number, h
  * shape the loop's optimised code has not seen would send all of it back
  * to the interpreter at the end of a search.
  */
-function ranked(heapOrd: readonly number[], heapScore: readonly number[], worse: (a: number, sa: number, b: number, sb: number) => boolean): OrdinalHit[] {
+function ranked(heapOrd: Int32Array, heapScore: Float64Array, held: number, worse: (a: number, sa: number, b: number, sb: number) => boolean): OrdinalHit[] {
   const hits: OrdinalHit[] = [];
-  for (let i = 0; i < heapOrd.length; i++) hits.push({ ord: heapOrd[i]!, score: heapScore[i]! });
+  for (let i = 0; i < held; i++) hits.push({ ord: heapOrd[i]!, score: heapScore[i]! });
   hits.sort((a, b) => (worse(a.ord, a.score, b.ord, b.score) ? 1 : worse(b.ord, b.score, a.ord, a.score) ? -1 : 0));
   return hits;
 }
