@@ -149,7 +149,7 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     assert.deepEqual(units.argv.slice(0, 2), [process.execPath, memoryd]);
     assert.ok(units.argv[1]!.startsWith(`${installed.prefix}/`));
     const service = units.files.find((f) => f.path.endsWith('/memoryd.service'))!;
-    assert.match(service.content, new RegExp(`^ExecStart=${process.execPath} ${memoryd} `, 'm'));
+    assert.match(service.content, new RegExp(`^ExecStart=${process.execPath} --v8-pool-size=1 ${memoryd} `, 'm'));
     if (has('systemd-analyze')) {
       const dir = join(installed.root, 'units');
       mkdirSync(dir);
@@ -170,6 +170,6 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
       spawnSync('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', plist], { encoding: 'utf8' }).stdout,
     ) as { ProgramArguments: string[]; Label: string };
     assert.equal(parsed.Label, 'dev.memoryd');
-    assert.deepEqual(parsed.ProgramArguments.slice(0, 2), [process.execPath, memoryd]);
+    assert.deepEqual(parsed.ProgramArguments.slice(0, 3), [process.execPath, '--v8-pool-size=1', memoryd]);
   });
 });

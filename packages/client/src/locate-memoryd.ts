@@ -8,6 +8,19 @@ export interface MemorydCommand {
   args: string[];
 }
 
+/**
+ * Node's options for the daemon's process, before its JS entry: V8's
+ * helper threads (the background compiler, the concurrent and parallel
+ * garbage collector) limited to one. On a machine of two cores, a
+ * client waiting on one and the daemon answering on the other, every
+ * further runnable thread takes a core from one of them for a
+ * scheduler's slice: V8's four helpers put most of a fresh daemon's
+ * slow searches there (docs/adr/0024-one-v8-helper-thread.md). Every
+ * launcher memoryd ships (autostart, service units, `npm start`, the
+ * benches) runs the daemon with them.
+ */
+export const MEMORYD_NODE_OPTIONS: readonly string[] = ['--v8-pool-size=1'];
+
 /** This module's own file (or the bundle it is in): where the search for memoryd starts. */
 const HERE = fileURLToPath(import.meta.url);
 
@@ -23,11 +36,12 @@ const HERE = fileURLToPath(import.meta.url);
  *    symlink resolved with realpath;
  * 5. `memoryd` looked up on PATH and run directly.
  * A JS entry (1 to 4) runs with `process.execPath`, so the daemon runs on
- * the same Node as the client, whatever PATH says.
+ * the same Node as the client, whatever PATH says, with
+ * {@link MEMORYD_NODE_OPTIONS}.
  */
 export function locateMemoryd(memorydBin: string | undefined, env: NodeJS.ProcessEnv, from: string = HERE): MemorydCommand {
   const js = memorydBin || env['MEMORYD_BIN'] || releaseBin(dirname(from)) || findInstalledBin(dirname(from));
-  if (js) return { command: process.execPath, args: [js] };
+  if (js) return { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, js] };
   return { command: 'memoryd', args: [] };
 }
 

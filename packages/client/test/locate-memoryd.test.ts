@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { locateMemoryd } from '@memoryd/client';
+import { MEMORYD_NODE_OPTIONS, locateMemoryd } from '@memoryd/client';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
 
 after(cleanupAll);
@@ -17,8 +17,8 @@ function touch(path: string): string {
 describe('locating memoryd', () => {
   it('takes the option, then MEMORYD_BIN, and runs it with this node', () => {
     const from = touch(join(tempDir(), 'dist', 'front.cjs'));
-    assert.deepEqual(locateMemoryd('/opt/m/memoryd.js', { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: ['/opt/m/memoryd.js'] });
-    assert.deepEqual(locateMemoryd(undefined, { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: ['/env/memoryd.js'] });
+    assert.deepEqual(locateMemoryd('/opt/m/memoryd.js', { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, '/opt/m/memoryd.js'] });
+    assert.deepEqual(locateMemoryd(undefined, { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, '/env/memoryd.js'] });
   });
 
   it('prefers the memoryd of its own release (bin/ beside dist/) to node_modules/.bin', () => {
@@ -29,7 +29,7 @@ describe('locating memoryd', () => {
     const other = touch(join(root, 'elsewhere', 'memoryd.js'));
     mkdirSync(join(root, 'node_modules', '.bin'));
     symlinkSync(other, join(root, 'node_modules', '.bin', 'memoryd'));
-    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [own] });
+    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, own] });
   });
 
   it('walks up to node_modules/.bin/memoryd (realpath), else falls back to memoryd on PATH', () => {
@@ -39,6 +39,6 @@ describe('locating memoryd', () => {
     const target = touch(join(root, 'node_modules', '@memoryd', 'daemon', 'bin', 'memoryd.js'));
     mkdirSync(join(root, 'node_modules', '.bin'));
     symlinkSync(target, join(root, 'node_modules', '.bin', 'memoryd'));
-    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [target] });
+    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, target] });
   });
 });

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DaemonClient } from '@memoryd/client';
+import { DaemonClient, MEMORYD_NODE_OPTIONS } from '@memoryd/client';
 import { DaemonHello, MemorySearch } from '@memoryd/protocol';
 import { startNode, stopChild, waitForSocket } from '../children.mjs';
 import { connect } from '../ndjson-client.mjs';
@@ -81,7 +81,7 @@ export async function startDaemon(socketPath, dataDir, label) {
 
 /** @param {string} socketPath @param {string} dataDir */
 function daemonArgs(socketPath, dataDir) {
-  return [DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'info'];
+  return [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'info'];
 }
 
 /**
