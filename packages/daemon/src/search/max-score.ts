@@ -1,5 +1,6 @@
 import { newPartTable, part } from './part-table.js';
 import { KERNEL_SLOTS, PostingKernel, SETTLE_FILLED, SETTLE_KEPT, SETTLE_KNOWN, SETTLE_PROBED } from './posting-kernel.js';
+import { swapPair } from './typed-arrays.js';
 import type { BlockGate, WindowReader } from './window-reader.js';
 
 /**
@@ -108,7 +109,7 @@ const KERNEL_SETTLE_FROM = 16;
  */
 const kernel = new PostingKernel(WINDOW);
 /** The heap of a search's best facts (max-score's offer), grown to the largest k asked. */
-const heap = { ords: new Int32Array(0), scores: new Float64Array(0) };
+const heap = { ords: new Uint32Array(0), scores: new Float64Array(0) };
 const scratch = {
   // Where the posting kernel writes: in its memory.
   scores: kernel.scores,
@@ -147,6 +148,7 @@ const scratch = {
 /** A search's arrays by slot, kept between searches. */
 interface SlotState {
   freqs: Uint32Array[];
+  /** Per slot, the window offsets its frequencies were set at (to score them and to clear them). */
   offsets: Uint32Array[];
   tables: Float64Array[];
   order: number[];
@@ -250,7 +252,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   // The heap of the best facts so far, worst at the top: typed arrays
   // kept between searches, so a search allocates nothing per fact offered.
   if (heap.ords.length < k) {
-    heap.ords = new Int32Array(k);
+    heap.ords = new Uint32Array(k);
     heap.scores = new Float64Array(k);
   }
   const heapOrd = heap.ords;
@@ -259,14 +261,6 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   let threshold = -Infinity;
   const prunable = (b: number) => held >= k && (b < threshold || (b === threshold && ordered));
   const worse = (a: number, sa: number, b: number, sb: number): boolean => (sa !== sb ? sa < sb : facts.older(a, b));
-  const swap = (i: number, j: number): void => {
-    const o = heapOrd[i]!;
-    heapOrd[i] = heapOrd[j]!;
-    heapOrd[j] = o;
-    const v = heapScore[i]!;
-    heapScore[i] = heapScore[j]!;
-    heapScore[j] = v;
-  };
   const offer = (ord: number, score: number): void => {
     if (held < k) {
       heapOrd[held] = ord;
@@ -274,7 +268,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       for (let at = held++; at > 0; ) {
         const up = (at - 1) >> 1;
         if (!worse(heapOrd[at]!, heapScore[at]!, heapOrd[up]!, heapScore[up]!)) break;
-        swap(up, at);
+        swapPair(heapOrd, heapScore, up, at);
         at = up;
       }
     } else if (worse(heapOrd[0]!, heapScore[0]!, ord, score)) {
@@ -286,7 +280,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         const r = l + 1;
         const c = r < held && worse(heapOrd[r]!, heapScore[r]!, heapOrd[l]!, heapScore[l]!) ? r : l;
         if (!worse(heapOrd[c]!, heapScore[c]!, heapOrd[at]!, heapScore[at]!)) break;
-        swap(c, at);
+        swapPair(heapOrd, heapScore, c, at);
         at = c;
       }
     } else return;
@@ -300,19 +294,13 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   // of searchWindows, ~100 ms of a background thread, in a daemon's
   // first thousand searches).
   // The per-slot arrays are kept between searches too, as the heap is.
-  const state = slotState(n);
-  const freqs = state.freqs;
-  /** Per slot, the window offsets its frequencies were set at (to score them and to clear them). */
-  const offsets = state.offsets;
-  const tables = state.tables;
-  const order = state.order;
+  const { freqs, offsets, tables, order, counts, filled, slotCount, essential, windowUb, known, contrib, present, passedLo, passedHi } = slotState(n);
   for (let s = 0; s < n; s++) {
     freqs[s] = scratch.freqs(s);
     offsets[s] = scratch.offsets(s);
     tables[s] = scratch.table(s);
     order[s] = s;
   }
-  const counts = state.counts;
   const scores = scratch.scores;
   /** The window's candidates (offsets), and which offsets are among them. */
   const candidates = scratch.candidates;
@@ -329,16 +317,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   /** Where the prefix's lists put each fact's best part (see readBest). */
   const bestParts = scratch.bestParts;
   const bestOffsets = scratch.bestOffsets;
-  const filled = state.filled;
-  const slotCount = state.slotCount;
-  const essential = state.essential;
-  const windowUb = state.windowUb;
-  const known = state.known;
-  const contrib = state.contrib;
-  const present = state.present;
-  /** The ordinal ranges a slot's blocks passed over in this window: `passed` of them. */
-  const passedLo = state.passedLo;
-  const passedHi = state.passedHi;
+  /** How many ordinal ranges (passedLo, passedHi) a slot's blocks passed over in this window. */
   let passed = 0;
   /**
    * The prefix completes to one word: its one list is read as a term's
@@ -724,7 +703,7 @@ function readBest(slot: Slot | null, table: Float64Array | null, base: number, h
  * shape the loop's optimised code has not seen would send all of it back
  * to the interpreter at the end of a search.
  */
-function ranked(heapOrd: Int32Array, heapScore: Float64Array, held: number, worse: (a: number, sa: number, b: number, sb: number) => boolean): OrdinalHit[] {
+function ranked(heapOrd: Uint32Array, heapScore: Float64Array, held: number, worse: (a: number, sa: number, b: number, sb: number) => boolean): OrdinalHit[] {
   const hits: OrdinalHit[] = [];
   for (let i = 0; i < held; i++) hits.push({ ord: heapOrd[i]!, score: heapScore[i]! });
   hits.sort((a, b) => (worse(a.ord, a.score, b.ord, b.score) ? 1 : worse(b.ord, b.score, a.ord, a.score) ? -1 : 0));

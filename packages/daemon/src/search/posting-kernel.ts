@@ -2,6 +2,7 @@ import { B, K1 } from './bm25.js';
 import { BLOCK, type PostingBlocks } from './posting-blocks.js';
 import { TABLE_F, TABLE_LENGTH } from './part-table.js';
 import { POSTING_KERNEL_WASM } from './posting-kernel-wasm.js';
+import { swapPair } from './typed-arrays.js';
 
 /** Slots whose part tables live in the kernel's memory; a slot past them has its table in JS, and its blocks are read in JS. */
 export const KERNEL_TABLES = 8;
@@ -403,14 +404,7 @@ export class PostingKernel {
     // Decoded oldest first: a list turned round to newest first.
     const { offsets, parts } = this.#aimInto!;
     if (parts !== null) {
-      for (let i = n, j = end - 1; i < j; i++, j--) {
-        const o = offsets[i]!;
-        offsets[i] = offsets[j]!;
-        offsets[j] = o;
-        const v = parts[i]!;
-        parts[i] = parts[j]!;
-        parts[j] = v;
-      }
+      for (let i = n, j = end - 1; i < j; i++, j--) swapPair(offsets, parts, i, j);
     }
     return end;
   }

@@ -11,3 +11,13 @@ export function atLeast<T extends IndexArray>(a: T, n: number, make: (n: number)
   b.set(a);
   return b;
 }
+
+/** Swaps entries `i` and `j` of two parallel arrays: ids and their values. */
+export function swapPair(ids: Uint32Array, values: Float64Array, i: number, j: number): void {
+  const id = ids[i]!;
+  ids[i] = ids[j]!;
+  ids[j] = id;
+  const value = values[i]!;
+  values[i] = values[j]!;
+  values[j] = value;
+}
