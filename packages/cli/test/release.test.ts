@@ -109,7 +109,7 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     const daemons = daemonsUnder(installed.runtime);
     assert.equal(daemons.length, 1);
     const cmd = readFileSync(`/proc/${daemons[0]}/cmdline`, 'utf8').split('\0');
-    assert.equal(cmd[1], join(installed.pkg, 'bin', 'memoryd.js'), 'the daemon of this release, from the prefix');
+    assert.deepEqual(cmd.slice(1, 3), ['--v8-pool-size=1', join(installed.pkg, 'bin', 'memoryd.js')], 'the daemon of this release, from the prefix, with one V8 helper (ADR 0024)');
     trackPid(daemons[0]!);
 
     const [search] = (await shimSession([{ name: 'memory_search', arguments: { agent_id: 'release', query: 'packed tarball' } }])) as Array<{
@@ -146,8 +146,8 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
       argv: string[];
       files: Array<{ path: string; content: string }>;
     };
-    assert.deepEqual(units.argv.slice(0, 2), [process.execPath, memoryd]);
-    assert.ok(units.argv[1]!.startsWith(`${installed.prefix}/`));
+    assert.deepEqual(units.argv.slice(0, 3), [process.execPath, '--v8-pool-size=1', memoryd]);
+    assert.ok(units.argv[2]!.startsWith(`${installed.prefix}/`));
     const service = units.files.find((f) => f.path.endsWith('/memoryd.service'))!;
     assert.match(service.content, new RegExp(`^ExecStart=${process.execPath} --v8-pool-size=1 ${memoryd} `, 'm'));
     if (has('systemd-analyze')) {
