@@ -32,7 +32,11 @@ function onPath(name: string, path: string | undefined): string | undefined {
  */
 export function serviceMemoryd(env: NodeJS.ProcessEnv): string[] {
   const found = locateMemoryd(undefined, env);
-  if (found.command === process.execPath) return [process.execPath, ...MEMORYD_NODE_OPTIONS, resolve(found.args[found.args.length - 1]!)];
+  if (found.command === process.execPath) {
+    // Node's options as locateMemoryd gives them, then the JS entry, made absolute.
+    const entry = found.args.length - 1;
+    return [found.command, ...found.args.map((arg, i) => (i === entry ? resolve(arg) : arg))];
+  }
   const bin = onPath('memoryd', env['PATH']);
   if (bin === undefined) {
     throw new MemorydNotFound('cannot find memoryd to run as a service: install memoryd (npm install -g memoryd), or set MEMORYD_BIN to its bin/memoryd.js');

@@ -288,12 +288,12 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   };
 
   // Arrays built element by element from 0, never by map() or
-  // Array.from(): the array those make differs in kind from V8's interpreter to its compiled
-  // code, and code compiled for one kind is thrown away on meeting the
-  // other (seen as "wrong map" deoptimizations, each costing a recompile
-  // of searchWindows, ~100 ms of a background thread, in a daemon's
-  // first thousand searches).
-  // The per-slot arrays are kept between searches too, as the heap is.
+  // Array.from(): the array those make differs in kind from V8's
+  // interpreter to its compiled code, and code compiled for one kind is
+  // thrown away on meeting the other (seen as "wrong map"
+  // deoptimizations, each costing a recompile of searchWindows, ~100 ms
+  // of a background thread, in a daemon's first thousand searches). The
+  // per-slot arrays are kept between searches too, as the heap is.
   const { freqs, offsets, tables, order, counts, filled, slotCount, essential, windowUb, known, contrib, present, passedLo, passedHi } = slotState(n);
   for (let s = 0; s < n; s++) {
     freqs[s] = scratch.freqs(s);

@@ -605,7 +605,7 @@ export class PostingKernel {
 
   /** The last list's tail, as it overlaps the window: `size` pairs (ordinal, frequency) from `pairs[at]`, oldest first. */
   settleTail(pairs: Uint32Array, at: number, size: number): boolean {
-    if (size > 128 || this.#settleLists === 0) return false;
+    if (size > BLOCK || this.#settleLists === 0) return false;
     const base = this.#settleBase;
     // A list has one tail: in its own place (offsets, then frequencies 512 bytes on).
     const dst = this.#tailsAt + 1024 * (this.#settleLists - 1);
