@@ -1,6 +1,5 @@
 import { BLOCK, type PostingBlocks } from './posting-blocks.js';
 import type { PostingPool } from './posting-pool.js';
-import { FRONT, frontierBound } from './score-frontier.js';
 import { saturation } from './bm25.js';
 import { part } from './part-table.js';
 import type { PostingKernel, ReadInto } from './posting-kernel.js';
@@ -94,12 +93,10 @@ export class WindowReader {
   #decodedCount = 0;
   /** Where the last {@link probe} found its block (-3: not yet). */
   #probeBlock = -3;
-  /** Bound cache: a search asks with one weight and average length. */
+  /** What a search's bounds are asked with: the slot's weight and the average length. */
   readonly #weight: number;
   readonly #avg: number;
   readonly #tailBound: number;
-  #boundBlock = -3;
-  #boundValue = 0;
 
   constructor(pool: PostingPool, blocks: PostingBlocks, lengths: Uint32Array, list: number, weight: number, avg: number) {
     this.#pool = pool;
@@ -413,10 +410,6 @@ export class WindowReader {
   }
 
   #blockBound(b: number): number {
-    if (b !== this.#boundBlock) {
-      this.#boundBlock = b;
-      this.#boundValue = frontierBound(this.#blocks.front, 2 * FRONT * b, this.#weight, this.#avg);
-    }
-    return this.#boundValue;
+    return this.#blocks.bound(b, this.#weight, this.#avg);
   }
 }

@@ -1,0 +1,66 @@
+// PostingBlocks.bound keeps each block's best saturation for the average
+// length last asked: it must give the very double frontierBound gives, at
+// every average, for every weight, and after a freed block number is
+// sealed again with other postings.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { PostingBlocks } from '../dist/search/posting-blocks.js';
+import { FRONT, frontierBound } from '../dist/search/score-frontier.js';
+import { prng as random } from '@memoryd/test-support';
+
+/** Seals one block of `n` postings of the list from ordinal `from`, frequencies and lengths drawn. */
+function sealBlock(blocks: PostingBlocks, list: number, from: number, n: number, lengths: Uint32Array, rand: () => number): void {
+  const pairs = new Uint32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    pairs[2 * i] = from + i;
+    pairs[2 * i + 1] = 1 + Math.floor(6 * rand() ** 3);
+    lengths[from + i] = 1 + Math.floor(40 * rand());
+  }
+  blocks.ensureLists(list + 1);
+  blocks.seal(list, pairs, 0, n, lengths);
+}
+
+function liveBlocks(blocks: PostingBlocks, lists: number): number[] {
+  const live: number[] = [];
+  for (let l = 0; l < lists; l++) for (let b = blocks.head[l]!; b >= 0; b = blocks.prev[b]!) live.push(b);
+  return live;
+}
+
+test('a block bound is frontierBound to the bit, at any average and weight, kept or not', () => {
+  const rand = random(71);
+  const blocks = new PostingBlocks();
+  const lengths = new Uint32Array(200_000);
+  let ord = 0;
+  for (let l = 0; l < 12; l++) for (let k = 0; k < 40; k++, ord += 128) sealBlock(blocks, l, ord, 1 + Math.floor(128 * rand()), lengths, rand);
+  const averages = [7.25, 12.5, 7.25, 19.000000000000004, 12.5, 3];
+  for (const avg of averages) {
+    for (const weight of [0.1, 1, 2.302585092994046, 7.7, 0]) {
+      for (const b of liveBlocks(blocks, 12)) {
+        assert.equal(Object.is(blocks.bound(b, weight, avg), frontierBound(blocks.front, 2 * FRONT * b, weight, avg)), true, `block ${b}, weight ${weight}, avg ${avg}`);
+      }
+    }
+  }
+});
+
+test('a block number freed and sealed again is not bounded by what it held before', () => {
+  const rand = random(72);
+  const blocks = new PostingBlocks();
+  const lengths = new Uint32Array(10_000);
+  // One posting of frequency 9 in a 2-word fact: a high bound, kept for avg 10.
+  blocks.ensureLists(2);
+  lengths[5] = 2;
+  blocks.seal(0, new Uint32Array([5, 9]), 0, 1, lengths);
+  const b = blocks.head[0]!;
+  const high = blocks.bound(b, 1, 10);
+  blocks.drop(0);
+  // The freed number is taken by the next block sealed: frequency 1 in a 60-word fact.
+  lengths[700] = 60;
+  blocks.seal(1, new Uint32Array([700, 1]), 0, 1, lengths);
+  assert.equal(blocks.head[1], b, 'the freed block number is reused');
+  const low = blocks.bound(b, 1, 10);
+  assert.equal(low, frontierBound(blocks.front, 2 * FRONT * b, 1, 10));
+  assert.ok(low < high);
+  // And blocks sealed after the bounds were first asked for (the kept array grows).
+  for (let k = 0; k < 600; k++) sealBlock(blocks, 1, 1_000 + 8 * k, 8, lengths, rand);
+  for (const c of liveBlocks(blocks, 2)) assert.equal(blocks.bound(c, 1.5, 10), frontierBound(blocks.front, 2 * FRONT * c, 1.5, 10), `block ${c}`);
+});
