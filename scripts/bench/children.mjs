@@ -53,11 +53,12 @@ export function makeTempDir(prefix) {
  * a failure to start).
  * @param {string} name for messages
  * @param {string[]} args
+ * @param {NodeJS.ProcessEnv} [env] its environment (default: this process's)
  * @returns {Child}
  */
-export function startNode(name, args) {
+export function startNode(name, args, env = process.env) {
   installHooks();
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
   if (proc.pid === undefined) throw new Error(`${name}: could not spawn ${process.execPath}`);
   /** @type {Child} */
   const child = { name, proc, pid: proc.pid, exited: Promise.resolve({ code: null, signal: null }), done: false, stderrTail: [] };

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
 import { runCell } from './load.mjs';
-import { MEMORYD_NODE_OPTIONS } from '@memoryd/client';
+import { MEMORYD_NODE_OPTIONS, memorydEnv } from '@memoryd/client';
 import { connect } from './ndjson-client.mjs';
 import { formatTable } from './stats.mjs';
 
@@ -158,7 +158,7 @@ async function runDaemon(opts, root, sync) {
   const args = [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'warn'];
   if (!sync) args.push('--no-sync');
   progress(`starting memoryd (${mode})`);
-  const child = startNode(`memoryd (${mode})`, args);
+  const child = startNode(`memoryd (${mode})`, args, memorydEnv(process.env));
   await waitForSocket(child, socketPath);
   const client = await connect(socketPath);
   const hello = await client.request('daemon.hello', { client: 'memoryd-bench' });

@@ -50,7 +50,7 @@ before(async () => {
     pkg: join(prefix, 'lib', 'node_modules', 'memoryd'),
     bin: (name) => join(prefix, 'bin', name),
     // No NODE_PATH, no workspace: only what the prefix holds.
-    env: cleanEnv({ HOME: home, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: undefined, XDG_DATA_HOME: undefined, NODE_PATH: undefined }),
+    env: cleanEnv({ HOME: home, XDG_RUNTIME_DIR: runtime, XDG_CONFIG_HOME: undefined, XDG_DATA_HOME: undefined, NODE_PATH: undefined, GLIBC_TUNABLES: undefined }),
     root,
     runtime,
   };
@@ -110,6 +110,9 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     assert.equal(daemons.length, 1);
     const cmd = readFileSync(`/proc/${daemons[0]}/cmdline`, 'utf8').split('\0');
     assert.deepEqual(cmd.slice(1, 3), ['--v8-pool-size=1', join(installed.pkg, 'bin', 'memoryd.js')], 'the daemon of this release, from the prefix, with one V8 helper (ADR 0024)');
+    // glibc parses GLIBC_TUNABLES in place: read here, a list shows its first tunable only (cleanEnv sets none).
+    const environ = readFileSync(`/proc/${daemons[0]}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), `autostarted with huge pages for its large buffers (ADR 0025): ${environ.filter((v) => v.startsWith('GLIBC_'))}`);
     trackPid(daemons[0]!);
 
     const [search] = (await shimSession([{ name: 'memory_search', arguments: { agent_id: 'release', query: 'packed tarball' } }])) as Array<{

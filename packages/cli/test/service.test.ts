@@ -59,7 +59,7 @@ describe('memoryctl service (systemd)', () => {
     const dir = join(m.home, '.config', 'systemd', 'user');
     assert.match(run.stdout, new RegExp(`^# ${dir}/memoryd.service$`, 'm'));
     assert.match(run.stdout, new RegExp(`^ExecStart=${process.execPath} --v8-pool-size=1 ${MEMORYD} --data-dir ${m.home}/.local/share/memoryd$`, 'm'));
-    for (const line of ['ListenStream=%t/memoryd/memoryd.sock', 'SocketMode=0600', 'DirectoryMode=0700', 'Restart=on-failure', 'WantedBy=sockets.target']) {
+    for (const line of ['ListenStream=%t/memoryd/memoryd.sock', 'SocketMode=0600', 'DirectoryMode=0700', 'Restart=on-failure', 'WantedBy=sockets.target', 'Environment=GLIBC_TUNABLES=glibc.malloc.hugetlb=1']) {
       assert.match(run.stdout, new RegExp(`^${line}$`, 'm'));
     }
     for (const step of ['systemctl --user daemon-reload', 'systemctl --user enable --now memoryd.socket']) assert.match(run.stdout, new RegExp(`^${step}$`, 'm'));

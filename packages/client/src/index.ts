@@ -29,4 +29,4 @@ export {
   usageText,
 } from './connection-args.js';
 export { autostartLogPath } from './autostart-log.js';
-export { MEMORYD_NODE_OPTIONS, locateMemoryd, type MemorydCommand } from './locate-memoryd.js';
+export { MEMORYD_GLIBC_TUNABLES, MEMORYD_NODE_OPTIONS, locateMemoryd, memorydEnv, type MemorydCommand } from './locate-memoryd.js';

@@ -21,6 +21,33 @@ export interface MemorydCommand {
  */
 export const MEMORYD_NODE_OPTIONS: readonly string[] = ['--v8-pool-size=1'];
 
+/**
+ * glibc's tunable for the daemon's process: its malloc asks the kernel
+ * for transparent huge pages (madvise) for the large buffers it maps, as
+ * a restart's index image is (76 MB at a million facts). Each fresh 4 KiB
+ * page costs a fault where a 2 MiB page costs one for 512 of them: on the
+ * 2-core VM, reading and checking that image took 330 ms with small pages
+ * and some 50 with huge ones, and the first answer after a start came
+ * 535-623 ms from spawn where it came 280-482 (median 306) with them
+ * (docs/adr/0025-huge-pages-for-index-images.md). Where THP is off, on
+ * another libc, or on macOS, nothing reads it and nothing changes. Every
+ * launcher memoryd ships sets it, as it passes MEMORYD_NODE_OPTIONS.
+ */
+export const MEMORYD_GLIBC_TUNABLES = 'glibc.malloc.hugetlb=1';
+
+/**
+ * The environment to run memoryd in: `env` with
+ * {@link MEMORYD_GLIBC_TUNABLES} added to its GLIBC_TUNABLES (a
+ * colon-separated list), unless the user set that tunable already: theirs
+ * wins. Returns a copy; `env` is left as it is.
+ */
+export function memorydEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const tunables = env['GLIBC_TUNABLES'] ?? '';
+  const name = MEMORYD_GLIBC_TUNABLES.slice(0, MEMORYD_GLIBC_TUNABLES.indexOf('='));
+  if (tunables.split(':').some((t) => t.startsWith(`${name}=`))) return { ...env };
+  return { ...env, GLIBC_TUNABLES: tunables === '' ? MEMORYD_GLIBC_TUNABLES : `${tunables}:${MEMORYD_GLIBC_TUNABLES}` };
+}
+
 /** This module's own file (or the bundle it is in): where the search for memoryd starts. */
 const HERE = fileURLToPath(import.meta.url);
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MEMORYD_NODE_OPTIONS, locateMemoryd } from '@memoryd/client';
+import { MEMORYD_GLIBC_TUNABLES, MEMORYD_NODE_OPTIONS, locateMemoryd, memorydEnv } from '@memoryd/client';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
 
 after(cleanupAll);
@@ -40,5 +40,18 @@ describe('locating memoryd', () => {
     mkdirSync(join(root, 'node_modules', '.bin'));
     symlinkSync(target, join(root, 'node_modules', '.bin', 'memoryd'));
     assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, target] });
+  });
+
+  it("runs memoryd with its glibc tunable added to the user's, theirs winning", () => {
+    assert.equal(MEMORYD_GLIBC_TUNABLES, 'glibc.malloc.hugetlb=1');
+    assert.deepEqual(memorydEnv({ HOME: '/h' }), { HOME: '/h', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
+    assert.deepEqual(memorydEnv({ GLIBC_TUNABLES: '' }), { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
+    assert.deepEqual(memorydEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }), { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1' });
+    // The user's own setting of the same tunable is left as it is (0: no huge pages).
+    assert.deepEqual(memorydEnv({ GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2' }), { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2' });
+    // A copy: the caller's environment is not changed.
+    const env = { A: '1' };
+    memorydEnv(env);
+    assert.deepEqual(env, { A: '1' });
   });
 });

@@ -3,7 +3,7 @@
 // terminal SIGHUP is a graceful stop too (a closing terminal sends it).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { type TestContext, after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { canConnect, cleanEnv, cleanupAll, DAEMON_BIN, daemonPaths, pidsMentioning, processes, trackPid, untrackPid, waitFor } from '@memoryd/test-support';
@@ -13,8 +13,8 @@ after(cleanupAll);
 const REPO = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** Starts `command` (tracked by pid), with its output gathered; resolves once `socket` accepts. */
-async function started(command: string, args: string[], socket: string): Promise<{ pid: number; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(command, args, { cwd: REPO, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+async function started(command: string, args: string[], socket: string, env: Record<string, string | undefined> = {}): Promise<{ pid: number; output: () => string; exited: Promise<number | null> }> {
+  const child = spawn(command, args, { cwd: REPO, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   trackPid(child.pid!);
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (t: string) => (output += t));
@@ -40,7 +40,11 @@ function daemonPid(socket: string): number {
 describe('signals', () => {
   it('SIGTERM to `npm start` stops the daemon cleanly: socket removed, no orphan', async () => {
     const { socket, dataDir } = daemonPaths();
-    const npm = await started('npm', ['start', '--', '--socket', socket, '--data-dir', dataDir, '--log-level', 'info'], socket);
+    const npm = await started('npm', ['start', '--', '--socket', socket, '--data-dir', dataDir, '--log-level', 'info'], socket, { GLIBC_TUNABLES: undefined });
+    // Huge pages for its large buffers (ADR 0025). glibc parses the variable
+    // in place, so a list of several reads here as its first tunable only.
+    const environ = readFileSync(`/proc/${daemonPid(socket)}/environ`, 'utf8').split('\0');
+    assert.ok(environ.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), `the daemon's GLIBC_TUNABLES: ${environ.filter((v) => v.startsWith('GLIBC_'))}`);
     process.kill(npm.pid, 'SIGTERM');
     await waitFor(() => pidsMentioning('memoryd.js', socket).length === 0, 10_000, 'no process left on the socket');
     await npm.exited;

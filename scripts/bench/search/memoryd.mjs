@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DaemonClient, MEMORYD_NODE_OPTIONS } from '@memoryd/client';
+import { DaemonClient, MEMORYD_NODE_OPTIONS, memorydEnv } from '@memoryd/client';
 import { DaemonHello, MemorySearch } from '@memoryd/protocol';
 import { startNode, stopChild, waitForSocket } from '../children.mjs';
 import { connect } from '../ndjson-client.mjs';
@@ -74,7 +74,7 @@ export function assertSameBuild(expected, when) {
  * @param {string} label for messages
  */
 export async function startDaemon(socketPath, dataDir, label) {
-  const child = startNode(`memoryd (${label})`, daemonArgs(socketPath, dataDir));
+  const child = startNode(`memoryd (${label})`, daemonArgs(socketPath, dataDir), memorydEnv(process.env));
   await waitForSocket(child, socketPath, 60_000);
   return child;
 }
@@ -261,7 +261,7 @@ export async function shutdownDaemon(client, child) {
  */
 export async function coldStart(socketPath, dataDir, { agentId, query, label }) {
   const t0 = performance.now();
-  const child = startNode(`memoryd (${label}, cold start)`, daemonArgs(socketPath, dataDir));
+  const child = startNode(`memoryd (${label}, cold start)`, daemonArgs(socketPath, dataDir), memorydEnv(process.env));
   const deadline = t0 + COLD_START_TIMEOUT_MS;
   let client;
   for (;;) {

@@ -3,6 +3,8 @@
 // first connection (socket activation: the daemon serves the inherited
 // socket, LISTEN_FDS). Pure text; service-definition.ts says where they go.
 
+import { MEMORYD_GLIBC_TUNABLES } from '@memoryd/client';
+
 /** The unit files' names, in ~/.config/systemd/user. */
 export const SOCKET_UNIT = 'memoryd.socket';
 export const SERVICE_UNIT = 'memoryd.service';
@@ -45,7 +47,11 @@ WantedBy=sockets.target
 `;
 }
 
-/** memoryd.service: `argv` is the absolute node, the absolute memoryd, and its flags. */
+/**
+ * memoryd.service: `argv` is the absolute node, the absolute memoryd, and
+ * its flags; it runs with memoryd's glibc tunable (MEMORYD_GLIBC_TUNABLES:
+ * huge pages for its large buffers), as every launcher runs it.
+ */
 export function serviceUnit(argv: readonly string[]): string {
   return `# Written by memoryctl service install; memoryctl service uninstall removes it.
 [Unit]
@@ -56,6 +62,8 @@ After=${SOCKET_UNIT}
 [Service]
 Type=simple
 ExecStart=${argv.map(execWord).join(' ')}
+# Huge pages for the large buffers (a restart's search index image): docs/operations.md.
+Environment=GLIBC_TUNABLES=${MEMORYD_GLIBC_TUNABLES}
 Restart=on-failure
 # SIGTERM: finish in-flight requests, close the store, exit 0 within 5 s.
 TimeoutStopSec=10
