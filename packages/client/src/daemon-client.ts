@@ -61,8 +61,8 @@ export interface DaemonClientOptions {
    * so a quick answer is read without the cost of waking up (default 500,
    * at most 1000000; 0 never polls). It costs at most that much CPU per
    * call, and none while no call waits. Polling goes on only while at
-   * least half of the connection's recent answers came within the
-   * window; otherwise one request in 8 is polled for (ADR 0021).
+   * least three quarters of the connection's recent answers came within
+   * the window; otherwise one request in 16 is polled for (ADR 0021).
    */
   busyPollUs?: number;
   /** Sent as `client` in `daemon.hello` (the daemon logs it). */
