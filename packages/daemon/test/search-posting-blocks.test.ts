@@ -64,3 +64,62 @@ test('a block number freed and sealed again is not bounded by what it held befor
   for (let k = 0; k < 600; k++) sealBlock(blocks, 1, 1_000 + 8 * k, 8, lengths, rand);
   for (const c of liveBlocks(blocks, 2)) assert.equal(blocks.bound(c, 1.5, 10), frontierBound(blocks.front, 2 * FRONT * c, 1.5, 10), `block ${c}`);
 });
+
+/** A list's postings, block by block from its newest, as [first, last, count, front..., ordinals and frequencies...]. */
+function listContents(blocks: PostingBlocks, list: number): number[][] {
+  const out: number[][] = [];
+  const docs = new Uint32Array(128);
+  const freqs = new Uint32Array(128);
+  for (let b = blocks.head[list]!; b >= 0; b = blocks.prev[b]!) {
+    const n = blocks.decode(b, docs, freqs);
+    out.push([blocks.first[b]!, blocks.last[b]!, blocks.count[b]!, ...blocks.front.subarray(2 * FRONT * b, 2 * FRONT * (b + 1)), ...docs.subarray(0, n), ...freqs.subarray(0, n)]);
+  }
+  return out;
+}
+
+test('a snapshot lays each list out oldest first, numbers and bytes, and holds the same blocks', () => {
+  const rand = random(73);
+  const blocks = new PostingBlocks();
+  const lengths = new Uint32Array(400_000);
+  const lists = 9;
+  // Sealed in turns, as imports into a live index seal them; some lists dropped and sealed again (freed numbers reused).
+  const next = new Array<number>(lists).fill(0).map((_, l) => l * 40_000);
+  for (let round = 0; round < 30; round++) {
+    for (let l = 0; l < lists; l++) {
+      if (rand() < 0.3) continue;
+      const n = 1 + Math.floor(128 * rand());
+      sealBlock(blocks, l, next[l]!, n, lengths, rand);
+      next[l]! += n + Math.floor(50 * rand());
+    }
+    if (round === 12) {
+      blocks.drop(3);
+      next[3] = 3 * 40_000;
+    }
+  }
+  const want = Array.from({ length: lists }, (_, l) => listContents(blocks, l));
+  const snapshot = blocks.snapshot();
+  assert.notEqual(snapshot.arrays['bytes']!.buffer, blocks.bytes.buffer, 'blocks sealed in turns are laid out anew');
+  const restored = PostingBlocks.restore(snapshot);
+  for (let l = 0; l < lists; l++) assert.deepEqual(listContents(restored, l), want[l], `list ${l}`);
+  assert.equal(restored.postings, blocks.postings);
+  // Each list's blocks are consecutive numbers, oldest first, their bytes in the same order.
+  const m = snapshot.meta as { blocks: number; freeBlocks: number[]; garbage: number };
+  assert.deepEqual(m.freeBlocks, []);
+  assert.equal(m.garbage, 0);
+  for (let b = 0; b < m.blocks; b++) {
+    assert.ok(restored.prev[b] === -1 || restored.prev[b] === b - 1, `block ${b}'s older one is ${restored.prev[b]}`);
+    if (b > 0) assert.ok(restored.off[b]! > restored.off[b - 1]!, `block ${b}'s bytes follow block ${b - 1}'s`);
+  }
+  // Laid out already: its own snapshot views its arrays, and it goes on as any index does.
+  assert.equal(restored.snapshot().arrays['bytes']!.buffer, restored.bytes.buffer);
+  sealBlock(restored, 3, next[3]!, 50, lengths, rand);
+  sealBlock(blocks, 3, next[3]!, 50, lengths, random(74));
+  restored.drop(5);
+  blocks.drop(5);
+  for (let l = 0; l < lists; l++) {
+    const got = listContents(restored, l);
+    const had = listContents(blocks, l);
+    // The block just sealed drew its own frequencies; the rest are the same.
+    assert.deepEqual(got.slice(l === 3 ? 1 : 0), had.slice(l === 3 ? 1 : 0), `list ${l} after more writes`);
+  }
+});

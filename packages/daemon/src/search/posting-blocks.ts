@@ -66,8 +66,14 @@ export class PostingBlocks {
     return bytes;
   }
 
-  /** The blocks as data (arrays cut to what they hold, not copied). */
+  /**
+   * The blocks as data: the arrays cut to what they hold, not copied,
+   * when each list's blocks already lie one after the other, oldest
+   * first, in both their numbers and their bytes (as a load seals them);
+   * else the blocks laid out so, in new arrays ({@link #laidOut}).
+   */
   snapshot(): IndexSnapshot {
+    if (!this.#inListOrder()) return this.#laidOut();
     const n = this.#blocks;
     return {
       meta: { blocks: n, freeBlocks: this.#freeBlocks, end: this.#end, garbage: this.#garbage, postings: this.#postings },
@@ -80,6 +86,87 @@ export class PostingBlocks {
         front: this.front.subarray(0, 2 * FRONT * n),
         prev: this.prev.subarray(0, n),
         head: this.head,
+        listFront: this.listFront,
+        sealed: this.sealed,
+      },
+    };
+  }
+
+  /** Whether no block is free, each block's older one is the number just below (or none), and bytes follow the numbers. */
+  #inListOrder(): boolean {
+    if (this.#freeBlocks.length > 0 || this.#garbage > 0) return false;
+    for (let b = 0; b < this.#blocks; b++) {
+      const p = this.prev[b]!;
+      if ((p !== -1 && p !== b - 1) || (b > 0 && this.off[b]! <= this.off[b - 1]!)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The blocks as data with each list's blocks one after the other,
+   * oldest first, numbered and stored so (no free block, no garbage):
+   * the layout an image is written in.
+   *
+   * Why: blocks sealed as facts come in (an import into an index that
+   * exists) take their numbers and bytes in turns with every other list's,
+   * so a search reading a common word's blocks newest first jumps about
+   * 30 MB of bytes and the per-block arrays at a million facts, missing
+   * the caches at every block. Laid out by list, the bench's 2,000 Zipf
+   * queries took 15-20% less time in process (sum 1,411-1,522 -> 1,165-
+   * 1,326 ms, p99 7.0-7.8 -> 5.6-6.1 ms), with the same answers; and a
+   * list's older blocks then come into the kernel with the block read
+   * before them (posting-kernel.ts's copyFrom).
+   */
+  #laidOut(): IndexSnapshot {
+    const heads = this.head;
+    // Sized for every block and byte; cut to what the lists hold below.
+    const bytes = new Uint8Array(this.#end);
+    const off = new Uint32Array(this.#blocks);
+    const first = new Uint32Array(this.#blocks);
+    const last = new Uint32Array(this.#blocks);
+    const count = new Uint8Array(this.#blocks);
+    const front = new Uint32Array(2 * FRONT * this.#blocks);
+    const prev = new Int32Array(this.#blocks);
+    const head = new Int32Array(heads.length).fill(-1);
+    const sizes = new Uint32Array(this.#blocks);
+    let n = 0;
+    let total = 0;
+    for (let l = 0; l < heads.length; l++) {
+      // The list's blocks and bytes, newest first: numbered and placed from their ends down.
+      let blocks = 0;
+      let size = 0;
+      for (let b = heads[l]!; b >= 0; b = this.prev[b]!) {
+        blocks++;
+        size += sizes[b] = this.#encodedSize(b);
+      }
+      if (blocks === 0) continue;
+      let id = n + blocks - 1;
+      let end = total + size;
+      head[l] = id;
+      for (let b = heads[l]!; b >= 0; b = this.prev[b]!, id--) {
+        end -= sizes[b]!;
+        bytes.set(this.bytes.subarray(this.off[b]!, this.off[b]! + sizes[b]!), end);
+        off[id] = end;
+        first[id] = this.first[b]!;
+        last[id] = this.last[b]!;
+        count[id] = this.count[b]!;
+        front.set(this.front.subarray(2 * FRONT * b, 2 * FRONT * (b + 1)), 2 * FRONT * id);
+        prev[id] = id === n ? -1 : id - 1;
+      }
+      n += blocks;
+      total += size;
+    }
+    return {
+      meta: { blocks: n, freeBlocks: [], end: total, garbage: 0, postings: this.#postings },
+      arrays: {
+        bytes: bytes.subarray(0, total),
+        off: off.subarray(0, n),
+        first: first.subarray(0, n),
+        last: last.subarray(0, n),
+        count: count.subarray(0, n),
+        front: front.subarray(0, 2 * FRONT * n),
+        prev: prev.subarray(0, n),
+        head,
         listFront: this.listFront,
         sealed: this.sealed,
       },
