@@ -123,3 +123,37 @@ test('a snapshot lays each list out oldest first, numbers and bytes, and holds t
     assert.deepEqual(got.slice(l === 3 ? 1 : 0), had.slice(l === 3 ? 1 : 0), `list ${l} after more writes`);
   }
 });
+
+test('lists sealed in turns keep their blocks in runs of numbers and bytes of their own', () => {
+  const rand = random(75);
+  const blocks = new PostingBlocks();
+  const lengths = new Uint32Array(2_000_000);
+  const lists = 6;
+  const next = Array.from({ length: lists }, (_, l) => l * 300_000);
+  for (let round = 0; round < 60; round++) {
+    for (let l = 0; l < lists; l++) {
+      sealBlock(blocks, l, next[l]!, 128, lengths, rand);
+      next[l]! += 128 + Math.floor(20 * rand());
+    }
+  }
+  for (let l = 0; l < lists; l++) {
+    let links = 0;
+    let numbered = 0;
+    let adjacent = 0;
+    for (let b = blocks.head[l]!; blocks.prev[b]! >= 0; b = blocks.prev[b]!) {
+      const older = blocks.prev[b]!;
+      links++;
+      if (older === b - 1) numbered++;
+      // Its bytes right after the older block's (at most 10 bytes a posting).
+      if (blocks.off[b]! > blocks.off[older]! && blocks.off[b]! - blocks.off[older]! <= 10 * blocks.count[older]!) adjacent++;
+    }
+    assert.equal(links, 59);
+    // Runs of 1, 1, 2, 3, 4, ... numbers, and runs of bytes doubling: a new run now and then.
+    assert.ok(numbered >= 45, `list ${l}: ${numbered} of ${links} blocks numbered just after their older one`);
+    assert.ok(adjacent >= 50, `list ${l}: ${adjacent} of ${links} blocks stored just after their older one`);
+  }
+  // What was sealed reads back, and the snapshot lays it out whole.
+  const want = Array.from({ length: lists }, (_, l) => listContents(blocks, l));
+  const restored = PostingBlocks.restore(blocks.snapshot());
+  for (let l = 0; l < lists; l++) assert.deepEqual(listContents(restored, l), want[l], `list ${l}`);
+});

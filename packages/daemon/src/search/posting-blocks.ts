@@ -6,6 +6,16 @@ import { saturation } from './bm25.js';
 /** Postings per sealed block: a list's newest postings wait in its tail until this many. */
 export const BLOCK = 128;
 
+/**
+ * A list's bytes after its first block go into runs of its own (extents)
+ * at the end of the bytes, each twice the last up to this many bytes, and
+ * its blocks' numbers into runs as long as its blocks so far, up to
+ * {@link RUN_MAX}: so a list's blocks lie mostly one after the other, in
+ * their bytes and their numbers, however the lists' seals take turns.
+ */
+const EXTENT_MAX = 64 * 1024;
+const RUN_MAX = 64;
+
 const u32 = (n: number) => new Uint32Array(n);
 const u8 = (n: number) => new Uint8Array(n);
 /** Block numbers: -1 (none) where nothing is set. */
@@ -23,6 +33,11 @@ const i32 = (n: number) => new Int32Array(n).fill(-1);
  *
  * Per list it also keeps the frontier of every posting it ever held (tail
  * included): the list's score bound.
+ *
+ * Lists seal in turns as facts come in; a list's blocks after its first
+ * take their bytes and numbers from runs of its own ({@link EXTENT_MAX},
+ * {@link RUN_MAX}), so that a search walking a common word's blocks reads
+ * memory mostly in order rather than jumping over every other list's.
  */
 export class PostingBlocks {
   bytes: Uint8Array = new Uint8Array(64 * 1024);
@@ -43,6 +58,8 @@ export class PostingBlocks {
   #postings = 0;
   readonly #fs = new Uint32Array(BLOCK);
   readonly #lens = new Uint32Array(BLOCK);
+  /** A block's bytes as seal encodes them, before they are placed. */
+  readonly #encoded = new Uint8Array(10 * BLOCK);
   readonly #freeBlocks: number[] = [];
   #end = 0;
   #garbage = 0;
@@ -53,6 +70,17 @@ export class PostingBlocks {
    * the snapshot: worked out again as searches ask.
    */
   #best: Float64Array = new Float64Array(0);
+  /**
+   * Per list: the room left in its current run of bytes (from `extentAt`
+   * to `extentEnd`) and how big that run was made; and its current run of
+   * block numbers (from `runAt` to `runEnd`). All 0 until it needs one.
+   * Not part of the snapshot: a restored index starts new runs.
+   */
+  #extentAt: Uint32Array = new Uint32Array(64);
+  #extentEnd: Uint32Array = new Uint32Array(64);
+  #extentSize: Uint32Array = new Uint32Array(64);
+  #runAt: Int32Array = new Int32Array(64);
+  #runEnd: Int32Array = new Int32Array(64);
 
   /** Bytes the blocks take (garbage included): what the sealed postings cost. */
   get byteSize(): number {
@@ -62,7 +90,9 @@ export class PostingBlocks {
   /** Bytes all the arrays take in memory (room included). */
   get memoryBytes(): number {
     let bytes = 0;
-    for (const a of [this.bytes, this.off, this.first, this.last, this.count, this.front, this.prev, this.head, this.listFront, this.sealed, this.#best]) bytes += a.byteLength;
+    for (const a of [this.bytes, this.off, this.first, this.last, this.count, this.front, this.prev, this.head, this.listFront, this.sealed, this.#best, this.#extentAt, this.#extentEnd, this.#extentSize, this.#runAt, this.#runEnd]) {
+      bytes += a.byteLength;
+    }
     return bytes;
   }
 
@@ -188,6 +218,7 @@ export class PostingBlocks {
     b.head = atLeast(a['head'] as Int32Array, 64, i32);
     b.listFront = atLeast(a['listFront'] as Uint32Array, 2 * FRONT * 64, u32);
     b.sealed = atLeast(a['sealed'] as Uint32Array, 64, u32);
+    b.#growRuns(b.head.length);
     b.#blocks = m.blocks;
     b.#freeBlocks.push(...m.freeBlocks);
     b.#end = m.end;
@@ -208,6 +239,15 @@ export class PostingBlocks {
     this.head = atLeast(this.head, size, i32);
     this.listFront = atLeast(this.listFront, 2 * FRONT * size, u32);
     this.sealed = atLeast(this.sealed, size, u32);
+    this.#growRuns(size);
+  }
+
+  #growRuns(size: number): void {
+    this.#extentAt = atLeast(this.#extentAt, size, u32);
+    this.#extentEnd = atLeast(this.#extentEnd, size, u32);
+    this.#extentSize = atLeast(this.#extentSize, size, u32);
+    this.#runAt = atLeast(this.#runAt, size, (k) => new Int32Array(k));
+    this.#runEnd = atLeast(this.#runEnd, size, (k) => new Int32Array(k));
   }
 
   /** Counts a posting of frequency `f` in a fact of length `length` into the list's bound. */
@@ -221,12 +261,11 @@ export class PostingBlocks {
    * hold, as the list's newest block.
    */
   seal(list: number, pairs: Uint32Array, from: number, n: number, lengths: Uint32Array): void {
-    const block = this.#newBlock();
-    // At most 10 bytes a posting (two 5-byte varints).
-    this.#reserve(10 * n);
-    const bytes = this.bytes;
-    let at = this.#end;
-    this.off[block] = at;
+    const block = this.#newBlock(list);
+    // Encoded first (at most 10 bytes a posting: two 5-byte varints), so
+    // that it is placed in exactly the bytes it takes.
+    const encoded = this.#encoded;
+    let size = 0;
     let prevOrd = pairs[2 * from]!;
     const fs = this.#fs;
     const lens = this.#lens;
@@ -236,20 +275,22 @@ export class PostingBlocks {
       let gap = ord - prevOrd;
       prevOrd = ord;
       while (gap >= 0x80) {
-        bytes[at++] = (gap & 0x7f) | 0x80;
+        encoded[size++] = (gap & 0x7f) | 0x80;
         gap >>>= 7;
       }
-      bytes[at++] = gap;
+      encoded[size++] = gap;
       let v = f;
       while (v >= 0x80) {
-        bytes[at++] = (v & 0x7f) | 0x80;
+        encoded[size++] = (v & 0x7f) | 0x80;
         v >>>= 7;
       }
-      bytes[at++] = v;
+      encoded[size++] = v;
       fs[i] = f;
       lens[i] = lengths[ord]!;
     }
-    this.#end = at;
+    const at = this.#place(list, size);
+    this.bytes.set(encoded.subarray(0, size), at);
+    this.off[block] = at;
     this.first[block] = pairs[2 * from]!;
     this.last[block] = prevOrd;
     this.count[block] = n;
@@ -260,6 +301,35 @@ export class PostingBlocks {
     this.head[list] = block;
     this.sealed[list]! += n;
     this.#postings += n;
+  }
+
+  /**
+   * Where a block of the list taking `size` bytes is written (and the
+   * bytes taken): a list's first block at the end of the bytes (most
+   * lists have one, and no room is kept for them); a later one in the
+   * list's run of bytes, a new run at the end when it has no room left
+   * (what the last left unused counts as garbage).
+   */
+  #place(list: number, size: number): number {
+    if (this.sealed[list] === 0) {
+      this.#reserve(size);
+      const at = this.#end;
+      this.#end += size;
+      return at;
+    }
+    if (this.#extentEnd[list]! - this.#extentAt[list]! < size) {
+      this.#garbage += this.#extentEnd[list]! - this.#extentAt[list]!;
+      const room = Math.min(EXTENT_MAX, Math.max(size, 2 * this.#extentSize[list]!));
+      // May pack the bytes, which ends every list's run.
+      this.#reserve(room);
+      this.#extentAt[list] = this.#end;
+      this.#extentEnd[list] = this.#end + room;
+      this.#extentSize[list] = room;
+      this.#end += room;
+    }
+    const at = this.#extentAt[list]!;
+    this.#extentAt[list] = at + size;
+    return at;
   }
 
   /**
@@ -339,15 +409,28 @@ export class PostingBlocks {
     this.head[list] = -1;
     this.#postings -= this.sealed[list]!;
     this.sealed[list] = 0;
+    // Its runs end: the bytes left in them are garbage, the numbers unused.
+    this.#garbage += this.#extentEnd[list]! - this.#extentAt[list]!;
+    this.#extentAt[list] = 0;
+    this.#extentEnd[list] = 0;
+    this.#extentSize[list] = 0;
+    this.#runAt[list] = 0;
+    this.#runEnd[list] = 0;
     this.listFront.fill(0, 2 * FRONT * list, 2 * FRONT * (list + 1));
   }
 
-  #newBlock(): number {
+  /** A number for a new block of the list: a freed one, else the next of the list's run of numbers (a new run past the last block when it has none left). */
+  #newBlock(list: number): number {
     const free = this.#freeBlocks.pop();
     if (free !== undefined) return free;
-    const block = this.#blocks++;
-    if (block >= this.off.length) {
-      const n = 2 * this.off.length;
+    if (this.#runAt[list]! < this.#runEnd[list]!) return this.#runAt[list]!++;
+    const size = Math.min(RUN_MAX, Math.max(1, Math.ceil(this.sealed[list]! / BLOCK)));
+    const block = this.#blocks;
+    this.#blocks += size;
+    this.#runAt[list] = block + 1;
+    this.#runEnd[list] = block + size;
+    if (this.#blocks > this.off.length) {
+      const n = Math.max(this.#blocks, 2 * this.off.length);
       this.off = atLeast(this.off, n, u32);
       this.first = atLeast(this.first, n, u32);
       this.last = atLeast(this.last, n, u32);
@@ -393,6 +476,9 @@ export class PostingBlocks {
     this.bytes = bytes;
     this.#end = at;
     this.#garbage = 0;
+    // Every list's run of bytes ends here: its next block starts a new one.
+    this.#extentAt.fill(0);
+    this.#extentEnd.fill(0);
   }
 
   /** The bytes block `b` takes: 2 varints a posting. */
