@@ -20,6 +20,11 @@ function sealBlock(blocks: PostingBlocks, list: number, from: number, n: number,
   blocks.seal(list, pairs, 0, n, lengths);
 }
 
+/** A seeded draw, empty blocks, and room for the lengths of `facts` ordinals. */
+function fresh(seed: number, facts: number): { rand: () => number; blocks: PostingBlocks; lengths: Uint32Array } {
+  return { rand: random(seed), blocks: new PostingBlocks(), lengths: new Uint32Array(facts) };
+}
+
 function liveBlocks(blocks: PostingBlocks, lists: number): number[] {
   const live: number[] = [];
   for (let l = 0; l < lists; l++) for (let b = blocks.head[l]!; b >= 0; b = blocks.prev[b]!) live.push(b);
@@ -27,9 +32,7 @@ function liveBlocks(blocks: PostingBlocks, lists: number): number[] {
 }
 
 test('a block bound is frontierBound to the bit, at any average and weight, kept or not', () => {
-  const rand = random(71);
-  const blocks = new PostingBlocks();
-  const lengths = new Uint32Array(200_000);
+  const { rand, blocks, lengths } = fresh(71, 200_000);
   let ord = 0;
   for (let l = 0; l < 12; l++) for (let k = 0; k < 40; k++, ord += 128) sealBlock(blocks, l, ord, 1 + Math.floor(128 * rand()), lengths, rand);
   const averages = [7.25, 12.5, 7.25, 19.000000000000004, 12.5, 3];
@@ -43,9 +46,7 @@ test('a block bound is frontierBound to the bit, at any average and weight, kept
 });
 
 test('a block number freed and sealed again is not bounded by what it held before', () => {
-  const rand = random(72);
-  const blocks = new PostingBlocks();
-  const lengths = new Uint32Array(10_000);
+  const { rand, blocks, lengths } = fresh(72, 10_000);
   // One posting of frequency 9 in a 2-word fact: a high bound, kept for avg 10.
   blocks.ensureLists(2);
   lengths[5] = 2;
@@ -78,9 +79,7 @@ function listContents(blocks: PostingBlocks, list: number): number[][] {
 }
 
 test('a snapshot lays each list out oldest first, numbers and bytes, and holds the same blocks', () => {
-  const rand = random(73);
-  const blocks = new PostingBlocks();
-  const lengths = new Uint32Array(400_000);
+  const { rand, blocks, lengths } = fresh(73, 400_000);
   const lists = 9;
   // Sealed in turns, as imports into a live index seal them; some lists dropped and sealed again (freed numbers reused).
   const next = new Array<number>(lists).fill(0).map((_, l) => l * 40_000);
@@ -125,9 +124,7 @@ test('a snapshot lays each list out oldest first, numbers and bytes, and holds t
 });
 
 test('lists sealed in turns keep their blocks in runs of numbers and bytes of their own', () => {
-  const rand = random(75);
-  const blocks = new PostingBlocks();
-  const lengths = new Uint32Array(2_000_000);
+  const { rand, blocks, lengths } = fresh(75, 2_000_000);
   const lists = 6;
   const next = Array.from({ length: lists }, (_, l) => l * 300_000);
   for (let round = 0; round < 60; round++) {
