@@ -134,9 +134,10 @@ describe('busy polling while a call waits', () => {
       const whileOn = await cpuWhile(sleep(280));
       release();
       await again;
-      // Polling takes what CPU the machine gives: a quarter of a core or
-      // more on a loaded CI runner, against under 1 ms asleep.
-      assert.ok(whileOn >= 40 && whileOn > 4 * whileOff, `${whileOn} ms of CPU in 280 ms of a call waiting after ten quick answers (${whileOff} ms before)`);
+      // Polling takes what CPU the machine gives: down to a seventh of a
+      // core on a CI runner busy with the other suites (39 ms in 280),
+      // against under 3 ms asleep.
+      assert.ok(whileOn >= 20 && whileOn > 4 * whileOff, `${whileOn} ms of CPU in 280 ms of a call waiting after ten quick answers (${whileOff} ms before)`);
     } finally {
       await done();
     }
@@ -157,11 +158,11 @@ describe('busy polling while a call waits', () => {
         release();
         await call;
       }
-      // Asleep: under 1 ms each. Polling: what CPU the machine gives, a
-      // quarter of a core or more on a loaded CI runner.
+      // Asleep: under 3 ms each. Polling: what CPU the machine gives, down
+      // to a seventh of a core on a CI runner busy with the other suites.
       const asleep = Math.max(...used.slice(0, 12));
       assert.ok(asleep <= 20, `CPU while requests 7-18 waited: ${used.join(', ')} ms`);
-      assert.ok((used[12] ?? 0) >= 40 && (used[12] ?? 0) > 4 * asleep, `CPU while request 19 waited: ${used.join(', ')} ms`);
+      assert.ok((used[12] ?? 0) >= 20 && (used[12] ?? 0) > 4 * asleep, `CPU while request 19 waited: ${used.join(', ')} ms`);
     } finally {
       await done();
     }
