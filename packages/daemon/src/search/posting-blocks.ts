@@ -99,7 +99,8 @@ export class PostingBlocks {
   /**
    * The blocks as data: the arrays cut to what they hold, not copied,
    * when each list's blocks already lie one after the other, oldest
-   * first, in both their numbers and their bytes (as a load seals them);
+   * first, in both their numbers and their bytes (as an index restored
+   * from an image holds them, until it seals more);
    * else the blocks laid out so, in new arrays ({@link #laidOut}).
    */
   snapshot(): IndexSnapshot {

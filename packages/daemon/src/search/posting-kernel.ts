@@ -121,9 +121,10 @@ function blockEnd(blocks: PostingBlocks, b: number): number {
 
 /**
  * Where a copy of block `b` (ending at `end`) starts: up to `chunk` bytes
- * below its end when the list's next older block lies just below it (as a
- * load seals a list, read newest first: the older ones come from the same
- * copy), else at the block itself.
+ * below its end when the list's next older block is numbered just below
+ * it (as an image holds a list, and mostly as a list's runs do: read
+ * newest first, the older ones come from the same copy), else at the
+ * block itself.
  */
 function copyFrom(blocks: PostingBlocks, b: number, end: number, chunk: number): number {
   return blocks.prev[b] === b - 1 ? Math.max(0, end - chunk) : blocks.off[b]!;
