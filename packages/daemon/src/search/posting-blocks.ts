@@ -1,7 +1,6 @@
 import type { IndexSnapshot } from './index-image.js';
 import { atLeast } from './typed-arrays.js';
 import { FRONT, addToFrontier, frontierBound, setFrontier } from './score-frontier.js';
-import { saturation } from './bm25.js';
 
 /** Postings per sealed block: a list's newest postings wait in its tail until this many. */
 export const BLOCK = 128;
@@ -379,23 +378,12 @@ export class PostingBlocks {
    */
   bound(b: number, weight: number, avg: number): number {
     if (!(weight > 0)) return frontierBound(this.front, 2 * FRONT * b, weight, avg);
-    let best = this.#best;
-    if (2 * b + 1 >= best.length) {
-      best = new Float64Array(2 * Math.max(this.off.length, b + 1)).fill(Number.NaN);
-      best.set(this.#best);
-      this.#best = best;
-    }
+    if (2 * b + 1 >= this.#best.length) this.#best = atLeast(this.#best, 2 * Math.max(this.off.length, b + 1), (n) => new Float64Array(n).fill(Number.NaN));
+    const best = this.#best;
     if (best[2 * b] !== avg) {
-      const front = this.front;
-      let s = 0;
-      for (let j = 0, at = 2 * FRONT * b; j < FRONT; j++, at += 2) {
-        const f = front[at]!;
-        if (f === 0) break;
-        const v = saturation(f, front[at + 1]!, avg);
-        if (v > s) s = v;
-      }
       best[2 * b] = avg;
-      best[2 * b + 1] = s;
+      // The best saturation: the frontier's bound at a weight of 1 (1 × s is s).
+      best[2 * b + 1] = frontierBound(this.front, 2 * FRONT * b, 1, avg);
     }
     return weight * best[2 * b + 1]!;
   }
