@@ -52,7 +52,9 @@ cold start (spawn on the same data dir, socket probed every 2 ms) to the
 first accepted connection and to the first answered search (median of
 --cold-starts runs, the page cache left as it is); and search
 mean/p50/p99/max with one request in flight, sent through @memoryd/client's
-DaemonClient as memoryd-mcp sends them, overall and by kind of query,
+DaemonClient as memoryd-mcp sends them, from a process of its own (as
+memoryd-mcp is: not this one, which holds the whole dataset it loaded),
+overall and by kind of query,
 beside as many daemon.hello round trips timed right after on the same
 connection (the floor: the socket, both event loops and this machine's
 scheduling, with no search in it); and the first 300 searches through a

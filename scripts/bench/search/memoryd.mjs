@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DaemonClient, MEMORYD_NODE_OPTIONS, memorydEnv } from '@memoryd/client';
 import { DaemonHello, MemorySearch } from '@memoryd/protocol';
-import { startNode, stopChild, waitForSocket } from '../children.mjs';
+import { makeTempDir, startNode, stopChild, waitForSocket } from '../children.mjs';
 import { connect } from '../ndjson-client.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -18,6 +18,10 @@ export const DAEMON_BIN = path.resolve(here, '../../../packages/daemon/bin/memor
 const IMPORT_TIMEOUT_MS = 120_000;
 /** Bound on one search, ms: a daemon that scans 100,000 facts takes about a second. */
 const SEARCH_TIMEOUT_MS = 60_000;
+/** The timing client (timeSearches). */
+const TIMER = path.join(here, 'search-timer.mjs');
+/** Bound on the timing client's start and exit, ms. */
+const TIMER_START_MS = 30_000;
 /** Bound on a daemon's exit after daemon.shutdown, ms (DESIGN.md: within 5 s). */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Bound on a cold start to its first answer, ms: far above the 500 ms target, so a slow start is measured, not cut. */
@@ -194,42 +198,43 @@ export function searchClient(socketPath, busyPollUs) {
  * own: the `warmup` queries untimed (none by default: a user's first
  * searches count), then every query of `queries` timed, from the first;
  * then as many daemon.hello round trips, timed (the floor).
+ *
+ * In a process of its own (search-timer.mjs), as a user's memoryd-mcp is:
+ * this one holds the whole dataset it loaded (a million facts at the
+ * largest scale), and its collections paused the timing loop (scavenges
+ * of 5-8 ms at 100,000 facts) and took a core from the daemon.
  * @param {string} socketPath
  * @param {string} agentId
  * @param {{text: string}[]} queries
- * @param {{warmup: {text: string}[], limit: number, busyPollUs?: number}} options
- *   `busyPollUs`: the client's (undefined: its default)
+ * @param {{warmup: {text: string}[], limit: number, busyPollUs?: number}} opts
  * @returns {Promise<{samplesNs: number[], floorNs: number[], answeredWithFacts: number, warmupSearches: number}>}
  */
 export async function timeSearches(socketPath, agentId, queries, { warmup, limit, busyPollUs }) {
-  const client = searchClient(socketPath, busyPollUs);
-  try {
-    const search = (query) => client.call(MemorySearch, { agentId, query, limit });
-    for (const query of warmup) await search(query.text);
-    const samplesNs = [];
-    let answeredWithFacts = 0;
-    for (const query of queries) {
-      const t0 = process.hrtime.bigint();
-      const result = await search(query.text);
-      samplesNs.push(Number(process.hrtime.bigint() - t0));
-      if (!Array.isArray(result?.facts)) throw new Error(`memory.search answered without facts: ${JSON.stringify(result).slice(0, 200)}`);
-      if (result.facts.length > 0) answeredWithFacts++;
-    }
-    // The floor under those figures: as many daemon.hello round trips,
-    // right after, on the same connection. The daemon answers hello from
-    // memory, so what it takes is the socket, both processes' event loops
-    // and this machine's scheduling: a search's p99 is never below it.
-    const hello = { client: 'memoryd-bench-search' };
-    const floorNs = [];
-    for (let i = 0; i < queries.length; i++) {
-      const t0 = process.hrtime.bigint();
-      await client.call(DaemonHello, hello);
-      floorNs.push(Number(process.hrtime.bigint() - t0));
-    }
-    return { samplesNs, floorNs, answeredWithFacts, warmupSearches: warmup.length };
-  } finally {
-    await client.close();
+  const dir = makeTempDir('memoryd-bench-timer-');
+  const jobFile = path.join(dir, 'job.json');
+  const outFile = path.join(dir, 'out.json');
+  const job = {
+    socketPath, agentId, limit, busyPollUs, timeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
+    queries: queries.map((q) => q.text), warmup: warmup.map((q) => q.text),
+  };
+  fs.writeFileSync(jobFile, JSON.stringify(job));
+  const child = startNode('search timer', [TIMER, jobFile, outFile]);
+  // Every call is bounded by the client's own timeout; this bounds the rest.
+  const boundMs = TIMER_START_MS + (2 * queries.length + warmup.length) * SEARCH_TIMEOUT_MS;
+  let timer;
+  const timedOut = new Promise((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), boundMs);
+  });
+  const exit = await Promise.race([child.exited, timedOut]);
+  clearTimeout(timer);
+  if (exit === 'timeout') {
+    await stopChild(child);
+    throw new Error(`the search timer did not finish within ${boundMs} ms`);
   }
+  if (exit.code !== 0) throw new Error(`the search timer failed (${exit.signal ?? `exit ${exit.code}`}): ${child.stderrTail.join('\n')}`);
+  const result = JSON.parse(fs.readFileSync(outFile, 'utf8'));
+  fs.rmSync(dir, { recursive: true, force: true });
+  return result;
 }
 
 /**
