@@ -54,11 +54,12 @@ export function makeTempDir(prefix) {
  * @param {string} name for messages
  * @param {string[]} args
  * @param {NodeJS.ProcessEnv} [env] its environment (default: this process's)
+ * @param {{ipc?: boolean}} [options] `ipc`: with an IPC channel (`proc.send`, 'message')
  * @returns {Child}
  */
-export function startNode(name, args, env = process.env) {
+export function startNode(name, args, env = process.env, { ipc = false } = {}) {
   installHooks();
-  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
+  const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe', ...(ipc ? /** @type {const} */ (['ipc']) : [])], env });
   if (proc.pid === undefined) throw new Error(`${name}: could not spawn ${process.execPath}`);
   /** @type {Child} */
   const child = { name, proc, pid: proc.pid, exited: Promise.resolve({ code: null, signal: null }), done: false, stderrTail: [] };

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DaemonClient, MEMORYD_NODE_OPTIONS, memorydEnv } from '@memoryd/client';
 import { DaemonHello, MemorySearch } from '@memoryd/protocol';
-import { makeTempDir, startNode, stopChild, waitForSocket } from '../children.mjs';
+import { startNode, stopChild, waitForSocket } from '../children.mjs';
 import { connect } from '../ndjson-client.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -18,10 +18,10 @@ export const DAEMON_BIN = path.resolve(here, '../../../packages/daemon/bin/memor
 const IMPORT_TIMEOUT_MS = 120_000;
 /** Bound on one search, ms: a daemon that scans 100,000 facts takes about a second. */
 const SEARCH_TIMEOUT_MS = 60_000;
-/** The timing client (timeSearches). */
+/** The timing client (startSearchTimer). */
 const TIMER = path.join(here, 'search-timer.mjs');
-/** Bound on the timing client's start and exit, ms. */
-const TIMER_START_MS = 30_000;
+/** Bound on a timing job beyond its calls' own timeouts (the timing client's start, its messages), ms. */
+const TIMER_SLACK_MS = 30_000;
 /** Bound on a daemon's exit after daemon.shutdown, ms (DESIGN.md: within 5 s). */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Bound on a cold start to its first answer, ms: far above the 500 ms target, so a slow start is measured, not cut. */
@@ -193,48 +193,72 @@ export function searchClient(socketPath, busyPollUs) {
 }
 
 /**
- * Sends memory.search one in flight through @memoryd/client's
- * DaemonClient, as memoryd-mcp calls the daemon, on a connection of its
- * own: the `warmup` queries untimed (none by default: a user's first
- * searches count), then every query of `queries` timed, from the first;
- * then as many daemon.hello round trips, timed (the floor).
+ * Times searches for the bench: `time` sends memory.search one in flight
+ * through @memoryd/client's DaemonClient, as memoryd-mcp calls the
+ * daemon, on a connection of its own: the `warmup` queries untimed (none
+ * by default: a user's first searches count), then every query of
+ * `queries` timed, from the first; then as many daemon.hello round trips,
+ * timed (the floor).
  *
- * In a process of its own (search-timer.mjs), as a user's memoryd-mcp is:
- * this one holds the whole dataset it loaded (a million facts at the
- * largest scale), and its collections paused the timing loop (scavenges
- * of 5-8 ms at 100,000 facts) and took a core from the daemon.
- * @param {string} socketPath
- * @param {string} agentId
- * @param {{text: string}[]} queries
- * @param {{warmup: {text: string}[], limit: number, busyPollUs?: number}} opts
- * @returns {Promise<{samplesNs: number[], floorNs: number[], answeredWithFacts: number, warmupSearches: number}>}
+ * From a process of its own (search-timer.mjs, ADR 0026), as a user's
+ * memoryd-mcp is: this one holds the whole dataset it loaded (a million
+ * facts at the largest scale), and its collections paused the timing loop
+ * (scavenges of 3-11 ms at 100,000 facts) and took a core from the
+ * daemon. One process for all of a scale's runs, across the daemon's
+ * restarts, as a shim outlives a daemon restart; `close` ends it.
  */
-export async function timeSearches(socketPath, agentId, queries, { warmup, limit, busyPollUs }) {
-  const dir = makeTempDir('memoryd-bench-timer-');
-  const jobFile = path.join(dir, 'job.json');
-  const outFile = path.join(dir, 'out.json');
-  const job = {
-    socketPath, agentId, limit, busyPollUs, timeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
-    queries: queries.map((q) => q.text), warmup: warmup.map((q) => q.text),
-  };
-  fs.writeFileSync(jobFile, JSON.stringify(job));
-  const child = startNode('search timer', [TIMER, jobFile, outFile]);
-  // Every call is bounded by the client's own timeout; this bounds the rest.
-  const boundMs = TIMER_START_MS + (2 * queries.length + warmup.length) * SEARCH_TIMEOUT_MS;
-  let timer;
-  const timedOut = new Promise((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), boundMs);
+export function startSearchTimer() {
+  const child = startNode('search timer', [TIMER], process.env, { ipc: true });
+  /** @type {{resolve: (value: any) => void, reject: (err: Error) => void} | undefined} */
+  let waiting;
+  child.proc.on('message', (/** @type {{result?: any, error?: string}} */ message) => {
+    const w = waiting;
+    waiting = undefined;
+    if (message.error !== undefined) w?.reject(new Error(`the search timer failed: ${message.error}`));
+    else w?.resolve(message.result);
   });
-  const exit = await Promise.race([child.exited, timedOut]);
-  clearTimeout(timer);
-  if (exit === 'timeout') {
-    await stopChild(child);
-    throw new Error(`the search timer did not finish within ${boundMs} ms`);
-  }
-  if (exit.code !== 0) throw new Error(`the search timer failed (${exit.signal ?? `exit ${exit.code}`}): ${child.stderrTail.join('\n')}`);
-  const result = JSON.parse(fs.readFileSync(outFile, 'utf8'));
-  fs.rmSync(dir, { recursive: true, force: true });
-  return result;
+  void child.exited.then(({ code, signal }) => {
+    waiting?.reject(new Error(`the search timer exited (${signal ?? `code ${code}`}): ${child.stderrTail.join('\n')}`));
+    waiting = undefined;
+  });
+  return {
+    /**
+     * @param {string} socketPath
+     * @param {string} agentId
+     * @param {{text: string}[]} queries
+     * @param {{warmup: {text: string}[], limit: number, busyPollUs?: number}} opts
+     * @returns {Promise<{samplesNs: number[], floorNs: number[], answeredWithFacts: number, warmupSearches: number}>}
+     */
+    async time(socketPath, agentId, queries, { warmup, limit, busyPollUs }) {
+      if (waiting !== undefined) throw new Error('the search timer runs one job at a time');
+      if (child.done) throw new Error('the search timer has exited');
+      const job = {
+        socketPath, agentId, limit, busyPollUs, timeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
+        queries: queries.map((q) => q.text), warmup: warmup.map((q) => q.text),
+      };
+      // Every call is bounded by the client's own timeout; this bounds the rest.
+      const boundMs = TIMER_SLACK_MS + (2 * queries.length + warmup.length) * SEARCH_TIMEOUT_MS;
+      let timer;
+      try {
+        return await new Promise((resolve, reject) => {
+          waiting = { resolve, reject };
+          timer = setTimeout(() => {
+            waiting = undefined;
+            reject(new Error(`the search timer did not answer within ${boundMs} ms`));
+          }, boundMs);
+          child.proc.send(job);
+        });
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    /** Ends the timing process (bounded; killed if it does not exit). */
+    async close() {
+      if (child.done) return;
+      child.proc.disconnect();
+      await stopChild(child);
+    },
+  };
 }
 
 /**

@@ -12,7 +12,7 @@ import { percentile } from '../stats.mjs';
 import { timeInterleaved } from './compare.mjs';
 import { SEARCHED_AGENT, importBatches } from './dataset.mjs';
 import {
-  assertSameBuild, coldStart, importAll, rssBreakdown, rssBytes, searchClient, shutdownDaemon, startDaemon, timeSearches, treeBytes,
+  assertSameBuild, coldStart, importAll, rssBreakdown, rssBytes, searchClient, shutdownDaemon, startDaemon, startSearchTimer, treeBytes,
 } from './memoryd.mjs';
 import { drawQueries } from './queries.mjs';
 import { startServerMemory } from './server-memory.mjs';
@@ -135,8 +135,10 @@ export async function runMemoryd(scale, opts, root, progress) {
   // A stream of its own, so no timed query is one the daemon just answered.
   const warmup = drawQueries(kept, opts.warmup, opts.seed, 'warm-up');
   say(`searching: ${warmup.length} warm-up, then ${queries.length} timed queries from the first, one in flight`);
+  // One timing client for this scale's runs (killed with the bench on a failure).
+  const timer = startSearchTimer();
   const searchStart = performance.now();
-  const searched = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
+  const searched = await timer.time(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
   const rssAfterSearch = rssBytes(child.pid);
   const partsAfterSearch = rssBreakdown(child.pid);
   const search = latency(searched.samplesNs);
@@ -165,7 +167,7 @@ export async function runMemoryd(scale, opts, root, progress) {
       // the same searches. (The loading daemon's RSS also holds what the
       // bulk import grew its heap and allocator to.)
       say('serving: the same searches through the restarted daemon');
-      const again = await timeSearches(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
+      const again = await timer.time(socketPath, SEARCHED_AGENT, queries, { warmup, limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
       serving = {
         rssBytes: rssBytes(run.child.pid), parts: rssBreakdown(run.child.pid), search: latency(again.samplesNs), first300: latency(again.samplesNs.slice(0, 300)),
         floor: latency(again.floorNs),
@@ -191,8 +193,9 @@ export async function runMemoryd(scale, opts, root, progress) {
   assertSameBuild(opts.build, `the idle restart of ${scale.name}`);
   const idleChild = await startDaemon(socketPath, dataDir, `${scale.name}, idle restart`);
   await sleep(IDLE_RESTART_MS);
-  const idle = await timeSearches(socketPath, SEARCHED_AGENT, queries.slice(0, 300), { warmup: [], limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
+  const idle = await timer.time(socketPath, SEARCHED_AGENT, queries.slice(0, 300), { warmup: [], limit: opts.limit, busyPollUs: opts.clientBusyPollUs });
   await shutdownDaemon(await connect(socketPath), idleChild);
+  await timer.close();
   const idleRestart = latency(idle.samplesNs);
   say(`idle restart: the first search ${(idle.samplesNs[0] / 1e6).toFixed(3)} ms, p99 of 300 ${idleRestart.p99Ms.toFixed(3)} ms`);
 
