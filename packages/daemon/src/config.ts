@@ -90,8 +90,9 @@ Options (each also settable by the environment variable shown):
                           together; past it, the least recently used wait in
                           their images until searched again (default ${DEFAULT_INDEX_MEMORY_MIB})
                                                                      [MEMORYD_INDEX_MEMORY_MIB]
-  --warm-up-ms MS         after the start, while no request waits, run the search
-                          code on made-up facts for at most this many ms of work,
+  --warm-up-ms MS         after the start, while no request waits (and for 10 µs
+                          a record after each bulk import), run the search code
+                          on made-up facts for at most this many ms of work,
                           so that a fresh daemon's first searches run compiled;
                           0 never does (default ${DEFAULT_WARM_UP_MS}, at most ${MAX_WARM_UP_MS})
                                                                      [MEMORYD_WARM_UP_MS]

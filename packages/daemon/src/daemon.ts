@@ -23,6 +23,14 @@ const STOP_DEADLINE_MS = 4_500;
  */
 const WARM_UP_QUIET_MS = 100;
 
+/**
+ * What a bulk import lends the search warm-up, ms per record imported
+ * (10 ms a call of 1,000, some 15% of its time here), while the warm-up
+ * has budget left: the searches that follow a load come at once, with
+ * no idle time for it (search/warm-up.ts).
+ */
+const WARM_UP_MS_PER_IMPORTED = 0.01;
+
 /** A running daemon. */
 export interface RunningDaemon {
   /** The socket path served (under activation: the configured one, for reports). */
@@ -92,6 +100,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     connectionCount: () => server?.connectionCount ?? 0,
     // After the current response is written: microtasks run first.
     requestShutdown: (reason: string) => setImmediate(() => void stop(reason)),
+    // The same: the import's answer goes first.
+    imported: (records: number) => setImmediate(() => warmUp?.lend(records * WARM_UP_MS_PER_IMPORTED)),
   };
 
   try {

@@ -1,15 +1,17 @@
 // --warm-up-ms (ADR 0022): after the start, while no request waits, the
 // daemon runs its search code on made-up facts so that V8 compiles it
 // before a user's first searches come; it writes nothing, waits while
-// requests keep coming, and never runs with 0. (cleanEnv turns it off for
+// requests keep coming (but takes a share of bulk imports), and never
+// runs with 0. (cleanEnv turns it off for
 // the other suites; these turn it back on.)
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { DaemonHello, DaemonStatus } from '@memoryd/protocol';
+import { AdminImport, DaemonHello, DaemonStatus, type ExportRecord } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, startDaemon, waitFor } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
+import { makeUlid } from './helpers/shapes.js';
 
 after(cleanupAll);
 
@@ -51,6 +53,35 @@ describe('search warm-up', () => {
     while (Date.now() < until) await c.ok(DaemonHello, { client: 'warm-up test' });
     assert.equal(warmedUp(d), undefined, 'the warm-up ended while requests kept coming');
     await waitFor(() => warmedUp(d) !== undefined, 60_000, 'the warm-up to end once requests stopped');
+    await c.close();
+  });
+
+  it('takes a share of bulk imports that keep coming, and is done within them', async () => {
+    // 10 µs of warm-up per record imported: a budget of 100 ms is lent in
+    // 10 calls of 1,000. Back to back on one connection, the gaps between
+    // calls are far below the 100 ms of quiet an idle slice waits for (the
+    // hello test above), so only the imports' share can end it.
+    const d = await startDaemon({ env: { MEMORYD_WARM_UP_MS: '100' } });
+    const c = await connect(d.socket);
+    const record = (i: number): ExportRecord => ({
+      type: 'fact',
+      agentId: 'warm-up-import',
+      id: makeUlid(1_600_000_000_000 + i, i),
+      content: `imported fact number ${i}`,
+      createdAt: new Date(1_600_000_000_000 + i).toISOString(),
+    });
+    let calls = 0;
+    for (; calls < 40 && warmedUp(d) === undefined; calls++) {
+      const records = Array.from({ length: 1_000 }, (_, j) => record(calls * 1_000 + j));
+      const r = await c.ok(AdminImport, { records });
+      assert.equal(r.imported, 1_000);
+    }
+    const done = warmedUp(d);
+    assert.ok(done !== undefined, `the warm-up did not end within ${calls} imports of 1,000 records`);
+    // Cut short by its budget (some 10 calls' share, less what it ran
+    // before the first import came), well before its 10,000 facts and
+    // 3,000 searches.
+    assert.equal(done['cutShort'], true, JSON.stringify(done));
     await c.close();
   });
 
