@@ -205,11 +205,21 @@ function slotState(n: number): SlotState {
   return state;
 }
 
-/** The next window ends just below `base`, at the newest posting any list may hold there. */
+/**
+ * The next window ends just below `base`, at the newest posting any list may hold there.
+ *
+ * (The search's loops over slots and readers are indexed, not for-of:
+ * V8 left an array iterator and its results on the heap for each such
+ * loop in each window, some 8 KB a search at Zipf 100,000, which the
+ * daemon's scavenges then had to collect.)
+ */
 function nextWindow(slots: readonly Slot[], base: number): number {
   if (base <= 0) return -1;
   let next = -1;
-  for (const slot of slots) for (const r of slot.readers) next = Math.max(next, r.below(base));
+  for (let s = 0; s < slots.length; s++) {
+    const readers = slots[s]!.readers;
+    for (let i = 0; i < readers.length; i++) next = Math.max(next, readers[i]!.below(base));
+  }
   return next;
 }
 
@@ -366,7 +376,8 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   let prefixKept = -1;
   const fillSlot = (s: number, base: number, hi: number): void => {
     let count = 0;
-    for (const r of slots[s]!.readers) count = r.fill(base, hi, alive, freqs[s]!, offsets[s]!, count);
+    const readers = slots[s]!.readers;
+    for (let i = 0; i < readers.length; i++) count = readers[i]!.fill(base, hi, alive, freqs[s]!, offsets[s]!, count);
     counts[s] = count;
     filled[s] = 1;
   };
@@ -393,7 +404,10 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       }
       let f = 0;
       if (filled[s] !== 0) f = freqs[s]![at]!;
-      else for (const r of slots[s]!.readers) f = Math.max(f, r.probe(d, alive));
+      else {
+        const readers = slots[s]!.readers;
+        for (let i = 0; i < readers.length; i++) f = Math.max(f, readers[i]!.probe(d, alive));
+      }
       present[s] = f > 0 ? 1 : 0;
       if (f > 0) contrib[s] = part(tables[s]!, slots[s]!.weight, f, length, avg);
     }
@@ -430,7 +444,8 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
                 : SETTLE_PROBED;
       if (!kernel.settleSlot(windowUb[s]!, slots[s]!.weight, tables[s]!, kind, freqs[s]!)) return false;
       if (kind !== SETTLE_PROBED) continue;
-      for (const r of slots[s]!.readers) if (!kernel.settleList() || !r.probeParts(base, hi, kernel)) return false;
+      const readers = slots[s]!.readers;
+      for (let i = 0; i < readers.length; i++) if (!kernel.settleList() || !readers[i]!.probeParts(base, hi, kernel)) return false;
     }
     for (let i = 0; i < count; ) {
       i = kernel.settle(facts, i, count, lone, own, prefix, held >= k, threshold, ordered, avg, order);
@@ -440,14 +455,18 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
   };
 
   let top = -1;
-  for (const slot of slots) for (const r of slot.readers) top = Math.max(top, r.top());
+  for (let s = 0; s < n; s++) {
+    const readers = slots[s]!.readers;
+    for (let i = 0; i < readers.length; i++) top = Math.max(top, readers[i]!.top());
+  }
   if (k <= 0) top = -1;
   for (let hi = top; hi >= 0; hi = nextWindow(slots, Math.max(0, hi - WINDOW + 1))) {
     const base = Math.max(0, hi - WINDOW + 1);
     for (let s = 0; s < n; s++) {
       let best = 0;
-      for (const r of slots[s]!.readers) {
-        const b = r.bound(base, hi);
+      const readers = slots[s]!.readers;
+      for (let i = 0; i < readers.length; i++) {
+        const b = readers[i]!.bound(base, hi);
         if (b > best) best = b;
       }
       windowUb[s] = best;
@@ -481,7 +500,8 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       filled[s] = 0;
       counts[s] = 0;
       let count = 0;
-      for (const r of slots[s]!.readers) count += r.count;
+      const readers = slots[s]!.readers;
+      for (let i = 0; i < readers.length; i++) count += readers[i]!.count;
       allCount += count;
       slotCount[s] = count;
       if (essential[s] !== 0) essentialCount += count;
@@ -601,7 +621,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
         // One list per slot: a fact in a block's range holds the slot's word there or not at all.
         const readers = slots[s]!.readers;
         gate.slot = s;
-        for (const r of readers) nc = r.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, accumulateInto, nc, kernel);
+        for (let i = 0; i < readers.length; i++) nc = readers[i]!.read(base, hi, alive, table, weight, avg, lengths, readers.length === 1 ? gate : null, accumulateInto, nc, kernel);
       }
       if (prefix >= 0 && !prefixRead && windowUb[prefix]! > 0) {
         const count = readBest(prefixSlot!, prefixTable!, base, hi, alive, lengths, avg);
@@ -693,7 +713,8 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
 function readBest(slot: Slot | null, table: Float64Array | null, base: number, hi: number, alive: Uint8Array, lengths: Uint32Array, avg: number): number {
   if (slot === null || table === null) return -1;
   let count = 0;
-  for (const r of slot.readers) count = r.read(base, hi, alive, table, slot.weight, avg, lengths, null, scratch.bestInto, count, kernel);
+  const readers = slot.readers;
+  for (let i = 0; i < readers.length; i++) count = readers[i]!.read(base, hi, alive, table, slot.weight, avg, lengths, null, scratch.bestInto, count, kernel);
   return count;
 }
 
