@@ -93,6 +93,26 @@ function assertSame(index: ResidentIndex, docs: ReadonlyMap<string, Doc>, text: 
 }
 
 describe('ResidentIndex', () => {
+  test('spreadIds gives current facts spread over the ordinals, oldest first, without repeats', () => {
+    const rand = random(7);
+    const index = new ResidentIndex();
+    assert.deepEqual(index.spreadIds(64), []);
+    const docs = Array.from({ length: 1_000 }, (_, i) => randomDoc(rand, ulid(i)));
+    for (const doc of docs) index.add(doc.id, doc.terms);
+    // Evenly spaced: ordinal i × 1,000 / 64 for each i.
+    const ids = index.spreadIds(64);
+    assert.deepEqual(ids, Array.from({ length: 64 }, (_, i) => ulid(Math.floor((i * 1_000) / 64))));
+    // Removed facts are passed over for the next current one; none twice.
+    for (let i = 0; i < 1_000; i++) if (i % 10 !== 9) index.remove(docs[i]!.id, docs[i]!.terms);
+    const left = index.spreadIds(64);
+    assert.equal(new Set(left).size, left.length);
+    assert.deepEqual(left, [...left].sort());
+    for (const id of left) assert.equal(Number(id.slice(10)) % 10, 9, id);
+    // Fewer current facts than asked: each once.
+    assert.equal(left.length, 64);
+    assert.deepEqual(index.spreadIds(500).length, 100);
+  });
+
   test('equals brute force through 4,000 random adds and removes', () => {
     const rand = random(23);
     const index = new ResidentIndex();

@@ -343,6 +343,24 @@ export class ResidentIndex {
     slots[i] = ord;
   }
 
+  /**
+   * The ids of up to `count` current facts spread evenly over the
+   * ordinals (the first current one at or after each of `count` evenly
+   * spaced ordinals), oldest first, without repeats.
+   */
+  spreadIds(count: number): string[] {
+    const ids: string[] = [];
+    let last = -1;
+    for (let i = 0; i < count; i++) {
+      let ord = Math.max(last + 1, Math.floor((i * this.#count) / count));
+      while (ord < this.#count && this.#alive[ord] === 0) ord++;
+      if (ord >= this.#count) break;
+      ids.push(this.#id(ord));
+      last = ord;
+    }
+    return ids;
+  }
+
   /** The id of an ordinal, as text. */
   #id(ord: number): string {
     return ulidText(this.#idParts, 3 * ord);
