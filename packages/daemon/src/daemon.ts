@@ -25,7 +25,7 @@ const WARM_UP_QUIET_MS = 100;
 
 /**
  * What a bulk import lends the search warm-up, ms per record imported
- * (10 ms a call of 1,000, some 15% of its time here), while the warm-up
+ * (10 ms a call of 1,000, some 10-15% of its time here), while the warm-up
  * has budget left: the searches that follow a load come at once, with
  * no idle time for it (search/warm-up.ts).
  */

@@ -95,11 +95,11 @@ export class SearchWarmUp {
 
   /**
    * Runs up to `ms` of the warm-up now, idle or not (nothing once it is
-   * done or stopped, or before it starts). A bulk import lends it time so
-   * (daemon.ts): the searches that follow a load come at once, with no
-   * idle time between, and they found the search code still to compile
-   * (on the Zipf 100,000 bench, the first 300 searches after the load had
-   * 6-17 over 3 ms after an idle pause, 12-22 without one).
+   * done or stopped, or before it starts). A bulk import lends it time
+   * this way (daemon.ts): the searches that follow a load often come at
+   * once, with no idle time between, and found the search code still to
+   * compile (on the Zipf 100,000 bench, the first 300 searches after the
+   * load had 6-17 over 3 ms after an idle pause, 12-22 without one).
    */
   lend(ms: number): void {
     if (!this.#started || this.#stopped || ms <= 0) return;
