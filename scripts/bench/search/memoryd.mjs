@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DaemonClient, MEMORYD_NODE_OPTIONS, memorydEnv } from '@memoryd/client';
-import { DaemonHello, MemorySearch } from '@memoryd/protocol';
 import { startNode, stopChild, waitForSocket } from '../children.mjs';
 import { connect } from '../ndjson-client.mjs';
 
@@ -16,6 +15,8 @@ export const DAEMON_BIN = path.resolve(here, '../../../packages/daemon/bin/memor
 
 /** Bound on one admin.import call of 1,000 records, ms: generous, a slow batch is a figure, not a failure. */
 const IMPORT_TIMEOUT_MS = 120_000;
+/** What the bench's clients call themselves (daemon.hello's `client`). */
+export const BENCH_CLIENT_NAME = 'memoryd-bench-search';
 /** Bound on one search, ms: a daemon that scans 100,000 facts takes about a second. */
 const SEARCH_TIMEOUT_MS = 60_000;
 /** The timing client (startSearchTimer). */
@@ -78,14 +79,17 @@ export function assertSameBuild(expected, when) {
  * @param {string} label for messages
  */
 export async function startDaemon(socketPath, dataDir, label) {
-  const child = startNode(`memoryd (${label})`, daemonArgs(socketPath, dataDir), memorydEnv(process.env));
+  const child = spawnDaemon(socketPath, dataDir, `memoryd (${label})`);
   await waitForSocket(child, socketPath, 60_000);
   return child;
 }
 
-/** @param {string} socketPath @param {string} dataDir */
-function daemonArgs(socketPath, dataDir) {
-  return [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'info'];
+/**
+ * Spawns memoryd as its launchers do (MEMORYD_NODE_OPTIONS, memorydEnv).
+ * @param {string} socketPath @param {string} dataDir @param {string} name for messages
+ */
+function spawnDaemon(socketPath, dataDir, name) {
+  return startNode(name, [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'info'], memorydEnv(process.env));
 }
 
 /**
@@ -187,7 +191,7 @@ export async function importAll(client, batches, { total, inFlight, progress }) 
  */
 export function searchClient(socketPath, busyPollUs) {
   return new DaemonClient({
-    socket: socketPath, autostart: false, requestTimeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
+    socket: socketPath, autostart: false, requestTimeoutMs: SEARCH_TIMEOUT_MS, clientName: BENCH_CLIENT_NAME,
     ...(busyPollUs === undefined ? {} : { busyPollUs }),
   });
 }
@@ -233,7 +237,7 @@ export function startSearchTimer() {
       if (waiting !== undefined) throw new Error('the search timer runs one job at a time');
       if (child.done) throw new Error('the search timer has exited');
       const job = {
-        socketPath, agentId, limit, busyPollUs, timeoutMs: SEARCH_TIMEOUT_MS, clientName: 'memoryd-bench-search',
+        socketPath, agentId, limit, busyPollUs,
         queries: queries.map((q) => q.text), warmup: warmup.map((q) => q.text),
       };
       // Every call is bounded by the client's own timeout; this bounds the rest.
@@ -290,7 +294,7 @@ export async function shutdownDaemon(client, child) {
  */
 export async function coldStart(socketPath, dataDir, { agentId, query, label }) {
   const t0 = performance.now();
-  const child = startNode(`memoryd (${label}, cold start)`, daemonArgs(socketPath, dataDir), memorydEnv(process.env));
+  const child = spawnDaemon(socketPath, dataDir, `memoryd (${label}, cold start)`);
   const deadline = t0 + COLD_START_TIMEOUT_MS;
   let client;
   for (;;) {

@@ -13,13 +13,13 @@
 // 2-core machine, paused the timing loop and took a core from the daemon.
 // A user's client is memoryd-mcp, which holds nothing of the sort.
 
-import { DaemonClient } from '@memoryd/client';
 import { DaemonHello, MemorySearch } from '@memoryd/protocol';
+import { BENCH_CLIENT_NAME, searchClient } from './memoryd.mjs';
 
 /**
  * What the bench asks.
  * @typedef {{socketPath: string, agentId: string, queries: string[], warmup: string[], limit: number,
- *   busyPollUs?: number, timeoutMs: number, clientName: string}} TimerJob
+ *   busyPollUs?: number}} TimerJob
  */
 
 if (process.send === undefined) {
@@ -29,13 +29,7 @@ if (process.send === undefined) {
 
 /** @param {TimerJob} job */
 async function run(job) {
-  const client = new DaemonClient({
-    socket: job.socketPath,
-    autostart: false,
-    requestTimeoutMs: job.timeoutMs,
-    clientName: job.clientName,
-    ...(job.busyPollUs === undefined ? {} : { busyPollUs: job.busyPollUs }),
-  });
+  const client = searchClient(job.socketPath, job.busyPollUs);
   try {
     const search = (query) => client.call(MemorySearch, { agentId: job.agentId, query, limit: job.limit });
     for (const query of job.warmup) await search(query);
@@ -52,7 +46,7 @@ async function run(job) {
     // right after, on the same connection. The daemon answers hello from
     // memory, so what it takes is the socket, both processes' event loops
     // and this machine's scheduling: a search's p99 is never below it.
-    const hello = { client: job.clientName };
+    const hello = { client: BENCH_CLIENT_NAME };
     const floorNs = [];
     for (let i = 0; i < job.queries.length; i++) {
       const t0 = process.hrtime.bigint();
