@@ -1,38 +1,16 @@
-import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { Checkpoint, FactRecord, Ulid, validate } from '@memoryd/protocol';
+import type { Static, TSchema } from '@sinclair/typebox';
+import { validate } from '@memoryd/protocol';
 import { decodeError } from '../errors.js';
+import { AgentStats, DedupClaimants, StoredCheckpoint, StoredFact } from './stored-records.js';
+
+export { AgentStats, StoredCheckpoint, StoredFact } from './stored-records.js';
 
 /*
- * Stored values are JSON text. Decoding parses and then checks the shape
- * against a schema: a value that fails either is a decode error for the
- * request that read it, never skipped and never replaced by a fallback.
+ * LevelDB's values are JSON text of the stored records' shapes
+ * (stored-records.ts, apart from the wire's schemas). Decoding parses and
+ * then checks the shape: a value that fails either is a decode error for
+ * the request that read it, never skipped and never replaced by a fallback.
  */
-
-/**
- * A fact version as stored (under `fact` while current, `hist` after).
- * The agentId is in the key, not the value.
- */
-export const StoredFact = Type.Omit(FactRecord, ['type', 'agentId']);
-/** A fact version as stored. */
-export type StoredFact = Static<typeof StoredFact>;
-
-/** A checkpoint as stored: the protocol's `Checkpoint`, state included. */
-export const StoredCheckpoint = Checkpoint;
-/** A checkpoint as stored. */
-export type StoredCheckpoint = Static<typeof StoredCheckpoint>;
-
-/** An agent's counters. */
-export const AgentStats = Type.Object({
-  facts: Type.Integer({ minimum: 0 }),
-  checkpoints: Type.Integer({ minimum: 0 }),
-  /** Summed search length of the current facts (search/doc-terms.ts): BM25's average length. */
-  length: Type.Integer({ minimum: 0 }),
-});
-/** An agent's counters: current facts, checkpoints, and the facts' summed length. */
-export type AgentStats = Static<typeof AgentStats>;
-
-/** The current facts holding one normalised text (normally exactly one). */
-const DedupClaimants = Type.Array(Ulid, { minItems: 1 });
 
 function decode<T extends TSchema>(schema: T, what: string, text: string): Static<T> {
   let value: unknown;

@@ -6,8 +6,10 @@ import { decodeError, invalidParams } from '../errors.js';
  * sublevel prefixes its keys with `!name!` (abstract-level's separator).
  * Keys and values are UTF-8 strings; every value is sealed with a
  * checksum of its key and payload (record-seal.ts), and the payloads
- * below are JSON (see codec.ts) unless said otherwise. Layout 1 was the
- * same without seals; a store of layout 1 is sealed at open (seal-store.ts).
+ * below are JSON (see codec.ts) unless said otherwise: the stored
+ * records of format 1 (stored-records.ts), whose shapes are held apart
+ * from the wire's. Layout 1 was the same without seals; a store of layout
+ * 1 is sealed at open (seal-store.ts).
  *
  *   !meta!layout                     "2"
  *   !fact!<agentId>\x00<factId>      a current fact
