@@ -7,7 +7,7 @@ export { DaemonError, DaemonErrorCodes, type DaemonErrorCode } from './errors.js
 export { createLogger, silentLogger, type Logger, type LogLevel } from './logger.js';
 export type { MemoryStore, StoreCounts } from './store/memory-store.js';
 export type { OpenStoreOptions } from './store/open-store.js';
-export { openStore } from './store/supervised-store.js';
+export { type LevelStore, openStore } from './store/supervised-store.js';
 export { RpcDispatcher, type RpcMethod } from './server/rpc-dispatcher.js';
 export { SocketServer, type ListenTarget } from './server/socket-server.js';
 export { DAEMON_VERSION } from './version.js';

@@ -28,6 +28,10 @@ export interface StoreCounts {
  * the method's schema (the store does not recheck them); failures are
  * DaemonErrors (NotFound, InvalidParams for rules a schema cannot express,
  * Storage, Decode), never an empty success.
+ *
+ * The one seam between the RPC layer and a backend (ADR 0027): what only
+ * one engine has (LevelDB's search memory, say) is on that backend's own
+ * handle, not here.
  */
 export interface MemoryStore {
   addFact(p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>>;
@@ -46,8 +50,6 @@ export interface MemoryStore {
    * failed (daemon.status's `health`); reads go on meanwhile.
    */
   health(): string;
-  /** Agents whose search index is held in memory, their postings, and about what they and the changes waiting for images take (for logs and tests). */
-  searchMemory(): { agents: number; postings: number; bytes: number };
   /** Waits for writes in progress, closes export cursors, closes LevelDB. */
   close(): Promise<void>;
 }

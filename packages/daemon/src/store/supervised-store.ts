@@ -29,7 +29,7 @@ const MAX_RETRY_MS = 5_000;
  * for the moment of the reopen, when they wait. `health()` says why
  * writes are refused.
  */
-export class SupervisedStore implements MemoryStore {
+export class SupervisedStore implements LevelStore {
   readonly #options: OpenStoreOptions;
   readonly #storeDir: string;
   /** The open store; undefined while it is being reopened, or when reopening failed. */
@@ -257,7 +257,13 @@ async function settledDamage(storeDir: string): Promise<StoreProblem | undefined
   return last as StoreProblem;
 }
 
+/** The LevelDB store as {@link openStore} gives it: the seam, and what only this engine has. */
+export interface LevelStore extends MemoryStore {
+  /** Agents whose search index is held in memory, their postings, and about what they and the changes waiting for images take (for logs and tests). */
+  searchMemory(): { agents: number; postings: number; bytes: number };
+}
+
 /** Opens the store the daemon serves: LevelDB in `<dataDir>/store`, reopened by itself after a failed write. */
-export function openStore(options: OpenStoreOptions): Promise<MemoryStore> {
+export function openStore(options: OpenStoreOptions): Promise<LevelStore> {
   return SupervisedStore.open(options);
 }

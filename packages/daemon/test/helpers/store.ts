@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after } from 'node:test';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { DaemonError, type DaemonErrorCode, type Logger, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
+import { DaemonError, type DaemonErrorCode, type LevelStore, type Logger, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
 import { sealValue } from './seal.js';
 
@@ -25,7 +25,7 @@ export interface TempStoreOptions {
 }
 
 /** Opens a store (sync on, as the daemon's default) in a temp data dir. */
-export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ store: MemoryStore; dataDir: string }> {
+export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ store: LevelStore; dataDir: string }> {
   const dataDir = opts.dataDir ?? tempDir('mds-');
   const store = await openStore({
     dataDir,
@@ -40,7 +40,7 @@ export async function openTempStore(opts: TempStoreOptions = {}): Promise<{ stor
 }
 
 /** Closes a store and opens it again on the same data dir. */
-export async function reopen(store: MemoryStore, dataDir: string, opts: TempStoreOptions = {}): Promise<MemoryStore> {
+export async function reopen(store: MemoryStore, dataDir: string, opts: TempStoreOptions = {}): Promise<LevelStore> {
   await store.close();
   opened.delete(store);
   return (await openTempStore({ ...opts, dataDir })).store;
