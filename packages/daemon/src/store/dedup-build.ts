@@ -1,7 +1,7 @@
 import { decodeFact, encodeDedupClaimants } from './codec.js';
 import { type Db, type Sublevels, guard } from './context.js';
 import { dedupKey, splitKey } from './keys.js';
-import { contentHash } from './normalize.js';
+import { contentHash } from './rules/dedupe-key.js';
 import { WriteBatch } from './stats.js';
 
 /** Facts read per round trip. */

@@ -13,7 +13,7 @@ import { readWhole } from './count-check.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
-import { contentHash } from './normalize.js';
+import { contentHash } from './rules/dedupe-key.js';
 import { WriteBatch, commit } from './stats.js';
 
 /** A fact as methods return it, with its score in search: absent optional keys omitted, never null. */

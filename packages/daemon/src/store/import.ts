@@ -1,35 +1,13 @@
-import {
-  type AdminImport,
-  ErrorCodes,
-  type ExportRecord,
-  type ParamsOf,
-  type ResultOf,
-  validateExportRecord,
-} from '@memoryd/protocol';
-import { type StoredCheckpoint, type StoredFact, encodeCheckpoint, encodeFact } from './codec.js';
+import type { AdminImport, ExportRecord, ParamsOf, ResultOf } from '@memoryd/protocol';
+import { encodeCheckpoint, encodeFact } from './codec.js';
 import { type StoreContext, guard } from './context.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
 import { recordKey } from './keys.js';
-import { contentHash } from './normalize.js';
+import { contentHash } from './rules/dedupe-key.js';
+import { isCurrent } from './rules/fact-versions.js';
+import { checkImportRecords, planImport, storedCheckpointOf, storedFactOf } from './rules/import-rules.js';
 import { WriteBatch, commit } from './stats.js';
-
-type Rejection = ResultOf<typeof AdminImport>['rejected'][number];
-
-function storedFact(r: Extract<ExportRecord, { type: 'fact' }>): StoredFact {
-  const fact: StoredFact = { id: r.id, content: r.content, createdAt: r.createdAt };
-  if (r.tags !== undefined) fact.tags = r.tags;
-  if (r.updatedAt !== undefined) fact.updatedAt = r.updatedAt;
-  if (r.supersededBy !== undefined) fact.supersededBy = r.supersededBy;
-  if (r.deletedAt !== undefined) fact.deletedAt = r.deletedAt;
-  return fact;
-}
-
-function storedCheckpoint(r: Extract<ExportRecord, { type: 'checkpoint' }>): StoredCheckpoint {
-  const checkpoint: StoredCheckpoint = { id: r.id, createdAt: r.createdAt, state: r.state };
-  if (r.messageCount !== undefined) checkpoint.messageCount = r.messageCount;
-  return checkpoint;
-}
 
 /** Which records' ids their agent already has, as the same kind of record. */
 async function existing(ctx: StoreContext, records: readonly ExportRecord[]): Promise<boolean[]> {
@@ -57,41 +35,25 @@ export async function importRecords(
   ctx: StoreContext,
   p: ParamsOf<typeof AdminImport>,
 ): Promise<ResultOf<typeof AdminImport>> {
-  const rejected: Rejection[] = [];
-  const valid: ExportRecord[] = [];
-  p.records.forEach((record, index) => {
-    const checked = validateExportRecord(record, `records[${index}]`);
-    if (checked.ok) valid.push(checked.value);
-    else rejected.push({ index, code: ErrorCodes.InvalidParams, reason: `${checked.error.field}: ${checked.error.reason}` });
-  });
+  const { valid, rejected } = checkImportRecords(p.records);
   if (valid.length === 0) return { imported: 0, skipped: 0, rejected };
 
   return ctx.lock.run(
     valid.map((r) => r.agentId),
     async () => {
-      const already = await existing(ctx, valid);
-      const seen = new Set<string>();
+      const { store, skipped } = planImport(valid, await existing(ctx, valid));
       const batch = new WriteBatch();
       const dedup = new DedupEdits(ctx);
       const index = new IndexEdits(batch);
-      let imported = 0;
-      let skipped = 0;
-      for (const [i, r] of valid.entries()) {
+      for (const r of store) {
         const key = recordKey(r.agentId, r.id);
-        const identity = `${r.type}\x00${key}`;
-        if (already[i] === true || seen.has(identity)) {
-          skipped++;
-          continue;
-        }
-        seen.add(identity);
-        imported++;
         if (r.type === 'checkpoint') {
-          batch.put(ctx.subs.ckpt, key, encodeCheckpoint(storedCheckpoint(r)));
+          batch.put(ctx.subs.ckpt, key, encodeCheckpoint(storedCheckpointOf(r)));
           batch.count(r.agentId, 0, 1);
           continue;
         }
-        const fact = storedFact(r);
-        if (fact.supersededBy !== undefined || fact.deletedAt !== undefined) {
+        const fact = storedFactOf(r);
+        if (!isCurrent(fact)) {
           batch.put(ctx.subs.hist, key, encodeFact(fact));
           continue;
         }
@@ -100,8 +62,8 @@ export async function importRecords(
         index.add(r.agentId, fact);
       }
       dedup.flush(batch);
-      await commit(ctx, batch, `import ${imported} records`);
-      return { imported, skipped, rejected };
+      await commit(ctx, batch, `import ${store.length} records`);
+      return { imported: store.length, skipped, rejected };
     },
   );
 }

@@ -1,22 +1,18 @@
 import type { MemoryReflect, ParamsOf, ResultOf } from '@memoryd/protocol';
-import { type DaemonError, invalidParams, notFound } from '../errors.js';
+import type { DaemonError } from '../errors.js';
 import { type StoredFact, encodeFact } from './codec.js';
 import type { StoreContext } from './context.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
 import { readClaimant, readCurrentFact, readPastFact } from './facts.js';
 import { recordKey } from './keys.js';
-import { contentHash } from './normalize.js';
+import { contentHash } from './rules/dedupe-key.js';
+import { deletedVersion, nextVersion, notCurrentError, supersededVersion, updateContent } from './rules/fact-versions.js';
 import { WriteBatch, commit } from './stats.js';
 
 /** The not_found error for a fact that is not current, saying why. */
 async function notCurrent(ctx: StoreContext, agentId: string, id: string): Promise<DaemonError> {
-  const past = await readPastFact(ctx, agentId, id);
-  if (past?.supersededBy !== undefined) {
-    return notFound(`fact ${id} of agent ${agentId} was superseded by ${past.supersededBy}`);
-  }
-  if (past?.deletedAt !== undefined) return notFound(`fact ${id} of agent ${agentId} was deleted`);
-  return notFound(`agent ${agentId} has no fact ${id}`);
+  return notCurrentError(agentId, id, await readPastFact(ctx, agentId, id));
 }
 
 /**
@@ -46,10 +42,7 @@ async function retire(
  * search and list and stays as history with `deletedAt`.
  */
 export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>> {
-  const content = p.content;
-  if (p.action === 'update' && content === undefined) {
-    throw invalidParams('content', 'is required when action is "update"');
-  }
+  const content = updateContent(p.action, p.content);
   return ctx.lock.run([p.agentId], async () => {
     const old = await readCurrentFact(ctx, p.agentId, p.factId);
     if (old === undefined) throw await notCurrent(ctx, p.agentId, p.factId);
@@ -66,8 +59,8 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
       await commit(ctx, batch, what);
     };
 
-    if (p.action === 'delete' || content === undefined) {
-      await retireAlone({ ...old, deletedAt: new Date().toISOString() });
+    if (content === undefined) {
+      await retireAlone(deletedVersion(old, new Date().toISOString()));
       return { action: 'delete', factId: old.id };
     }
 
@@ -76,14 +69,13 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     if (holder !== undefined) {
       await readClaimant(ctx, p.agentId, holder);
       // The new text is already another current fact: point the old one at it.
-      await retireAlone({ ...old, supersededBy: holder, updatedAt: new Date().toISOString() });
+      await retireAlone(supersededVersion(old, holder, new Date().toISOString()));
       return { action: 'update', factId: old.id, supersededBy: holder };
     }
 
     const { id, createdAt } = ctx.newId();
-    const next: StoredFact = { id, content, createdAt };
-    if (old.tags !== undefined) next.tags = old.tags;
-    await retire(ctx, batch, edits, p.agentId, old, { ...old, supersededBy: id, updatedAt: createdAt });
+    const next = nextVersion(old, id, content, createdAt);
+    await retire(ctx, batch, edits, p.agentId, old, supersededVersion(old, id, createdAt));
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(next));
     index.add(p.agentId, next);
     await dedup.add(p.agentId, hash, id);

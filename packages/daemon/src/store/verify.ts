@@ -3,7 +3,7 @@ import { docTerms } from '../search/doc-terms.js';
 import { type AgentStats, decodeCheckpoint, decodeDedupClaimants, decodeFact, decodeStats, decodeSurface, decodeTermCount } from './codec.js';
 import type { Sublevels } from './context.js';
 import { KEY_SEP, isAgentId, splitKey } from './keys.js';
-import { contentHash } from './normalize.js';
+import { contentHash } from './rules/dedupe-key.js';
 import { describeRecord, unseal } from './record-seal.js';
 import type { SealedSublevel } from './sealed-sublevel.js';
 
