@@ -20,6 +20,8 @@ export const DaemonErrorCodes = {
   StoreDamaged: 'MEMORYD_STORE_DAMAGED',
   /** A write failed earlier: writes are refused until the store is known good again. */
   ReadOnly: 'MEMORYD_READ_ONLY',
+  /** The database was migrated by a newer daemon than this one (PostgreSQL store). */
+  StoreNewer: 'MEMORYD_STORE_NEWER',
   /** Another process holds the data dir's LevelDB lock. */
   DataDirLocked: 'MEMORYD_DATA_DIR_LOCKED',
   /** Another daemon answers on the socket. */

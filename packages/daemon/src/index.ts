@@ -8,6 +8,7 @@ export { createLogger, silentLogger, type Logger, type LogLevel } from './logger
 export type { MemoryStore, StoreCounts } from './store/memory-store.js';
 export type { OpenStoreOptions } from './store/open-store.js';
 export { type LevelStore, openStore } from './store/supervised-store.js';
+export { openPostgresStore, type PostgresMemoryStore, type PostgresStoreOptions } from './store/postgres/pg-store.js';
 export { RpcDispatcher, type RpcMethod } from './server/rpc-dispatcher.js';
 export { SocketServer, type ListenTarget } from './server/socket-server.js';
 export { DAEMON_VERSION } from './version.js';

@@ -1,4 +1,5 @@
 import { type ExportRecord, Limits } from '@memoryd/protocol';
+import { checkpointRecord, factRecord } from './rules/records.js';
 import { decodeCheckpoint, decodeFact } from './codec.js';
 import { type Db, type StoreContext, type Sublevel, guard } from './context.js';
 import { type KeyRange, afterAgent, agentRange, recordKey, splitKey } from './keys.js';
@@ -76,19 +77,8 @@ function before(a: Stream, b: Stream): boolean {
 
 function toRecord(kind: Stream['kind'], head: Head): ExportRecord {
   const { agentId, id, text } = head;
-  if (kind === 'checkpoint') {
-    const c = decodeCheckpoint(`checkpoint ${id} of agent ${agentId}`, text, id);
-    const record: ExportRecord = { type: 'checkpoint', agentId, id, createdAt: c.createdAt, state: c.state };
-    if (c.messageCount !== undefined) record.messageCount = c.messageCount;
-    return record;
-  }
-  const f = decodeFact(`fact version ${id} of agent ${agentId}`, text, id);
-  const record: ExportRecord = { type: 'fact', agentId, id, content: f.content, createdAt: f.createdAt };
-  if (f.tags !== undefined) record.tags = f.tags;
-  if (f.updatedAt !== undefined) record.updatedAt = f.updatedAt;
-  if (f.supersededBy !== undefined) record.supersededBy = f.supersededBy;
-  if (f.deletedAt !== undefined) record.deletedAt = f.deletedAt;
-  return record;
+  if (kind === 'checkpoint') return checkpointRecord(agentId, decodeCheckpoint(`checkpoint ${id} of agent ${agentId}`, text, id));
+  return factRecord(agentId, decodeFact(`fact version ${id} of agent ${agentId}`, text, id));
 }
 
 /** One page of an export, read from a snapshot. */

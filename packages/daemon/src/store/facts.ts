@@ -16,13 +16,9 @@ import { agentRange, recordKey, splitKey } from './keys.js';
 import { contentHash } from './rules/dedupe-key.js';
 import { WriteBatch, commit } from './stats.js';
 
-/** A fact as methods return it, with its score in search: absent optional keys omitted, never null. */
-export function toFact(stored: StoredFact, score?: number): Fact {
-  const fact: Fact = { id: stored.id, content: stored.content, createdAt: stored.createdAt };
-  if (stored.tags !== undefined) fact.tags = stored.tags;
-  if (score !== undefined) fact.score = score;
-  return fact;
-}
+import { toFact } from './rules/records.js';
+
+export { toFact };
 
 /** Reads a current fact, or undefined when `id` is not current. */
 export async function readCurrentFact(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact | undefined> {

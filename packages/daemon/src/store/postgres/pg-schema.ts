@@ -1,0 +1,151 @@
+import type pg from 'pg';
+import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { STORED_RECORD_FORMAT } from '../stored-records.js';
+
+/*
+ * The PostgreSQL schema, as numbered migrations the daemon applies at
+ * start (ADR 0027), each in its own transaction, recorded in
+ * `memoryd_migrations`. Every daemon takes one advisory lock while it
+ * migrates, so two daemons starting on one database at once apply each
+ * migration once. A database already past the newest migration this
+ * daemon knows was written by a newer daemon: it is refused, not used.
+ *
+ * The tables live in the connection's first schema (`search_path`).
+ * Ids are ULIDs and times RFC 3339 text, kept as given (import keeps
+ * them so): text columns of the "C" collation, so they sort by bytes as
+ * LevelDB's keys do. A checkpoint's state is JSON text, so that it comes
+ * back as it was saved (`jsonb` would reorder its keys).
+ */
+
+/** Stored record format 1 (stored-records.ts) is what migration 1 holds. */
+const MIGRATION_FORMAT: Record<number, number> = { 1: 1 };
+
+/** Key of the advisory lock the migrations hold (any fixed 64-bit number; "memoryd" in ASCII). */
+const MIGRATION_LOCK = 0x6d656d6f727964n;
+
+/** The migrations, in order; migration N is MIGRATIONS[N - 1]. Never edit one that has shipped: add another. */
+const MIGRATIONS: ((unaccent: string) => string[])[] = [
+  (unaccent) => [
+    // unaccent() is STABLE (it reads a dictionary), and a generated column
+    // needs an IMMUTABLE expression: this wrapper names the dictionary
+    // itself, as PostgreSQL's documentation suggests.
+    `CREATE FUNCTION memoryd_unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
+       AS $$ SELECT ${unaccent}.unaccent('${unaccent}.unaccent'::regdictionary, $1) $$`,
+    `CREATE TABLE facts (
+       agent_id text COLLATE "C" NOT NULL,
+       id text COLLATE "C" NOT NULL,
+       content text NOT NULL,
+       tags text[],
+       created_at text COLLATE "C" NOT NULL,
+       updated_at text,
+       superseded_by text COLLATE "C",
+       deleted_at text,
+       dedup_key text COLLATE "C",
+       tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', memoryd_unaccent(content))) STORED,
+       PRIMARY KEY (agent_id, id),
+       CHECK ((dedup_key IS NULL) = (superseded_by IS NOT NULL OR deleted_at IS NOT NULL))
+     )`,
+    `CREATE INDEX facts_current ON facts (agent_id, id) WHERE dedup_key IS NOT NULL`,
+    `CREATE INDEX facts_text ON facts (agent_id, dedup_key) WHERE dedup_key IS NOT NULL`,
+    `CREATE INDEX facts_search ON facts USING gin (tsv) WHERE dedup_key IS NOT NULL`,
+    // Which current fact holds a normalised text: the unique key that
+    // makes two daemons adding one text at once store it once.
+    `CREATE TABLE dedup_claims (
+       agent_id text COLLATE "C" NOT NULL,
+       dedup_key text COLLATE "C" NOT NULL,
+       fact_id text COLLATE "C" NOT NULL,
+       PRIMARY KEY (agent_id, dedup_key)
+     )`,
+    `CREATE TABLE checkpoints (
+       agent_id text COLLATE "C" NOT NULL,
+       id text COLLATE "C" NOT NULL,
+       created_at text COLLATE "C" NOT NULL,
+       state text NOT NULL,
+       message_count integer,
+       PRIMARY KEY (agent_id, id)
+     )`,
+  ],
+];
+
+/** The newest migration this daemon knows. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The schema `unaccent` lives in, quoted; creates the extension in the first schema when it is missing. */
+async function unaccentSchema(client: pg.PoolClient): Promise<string> {
+  const find = () =>
+    client.query<{ schema: string }>(
+      `SELECT quote_ident(n.nspname) AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'unaccent'`,
+    );
+  let found = await find();
+  if (found.rows.length === 0) {
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS unaccent');
+    } catch (err) {
+      throw storageError(
+        'create the unaccent extension (a superuser or the database owner may: CREATE EXTENSION unaccent)',
+        err,
+      );
+    }
+    found = await find();
+  }
+  const schema = found.rows[0]?.schema;
+  if (schema === undefined) throw storageError('find the unaccent extension', new Error('not installed'));
+  return schema;
+}
+
+/**
+ * Brings the database's schema to {@link SCHEMA_VERSION}; throws a
+ * StoreNewer error for a database a newer daemon migrated, and a storage
+ * error for anything else that fails (nothing half applied stays: each
+ * migration is one transaction).
+ */
+export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logger): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+    try {
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS memoryd_migrations (
+           version integer PRIMARY KEY,
+           record_format integer NOT NULL,
+           daemon_version text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now()
+         )`,
+      );
+      const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM memoryd_migrations');
+      const at = rows[0]?.version ?? 0;
+      if (at > SCHEMA_VERSION) {
+        throw new DaemonError(
+          DaemonErrorCodes.StoreNewer,
+          `the database's schema is at version ${at}, newer than this daemon's ${SCHEMA_VERSION}: run a memoryd at least as new as the one that migrated it`,
+        );
+      }
+      if (at === SCHEMA_VERSION) return;
+      const unaccent = await unaccentSchema(client);
+      for (let version = at + 1; version <= SCHEMA_VERSION; version++) {
+        await client.query('BEGIN');
+        try {
+          for (const sql of MIGRATIONS[version - 1]!(unaccent)) await client.query(sql);
+          await client.query('INSERT INTO memoryd_migrations (version, record_format, daemon_version) VALUES ($1, $2, $3)', [
+            version,
+            MIGRATION_FORMAT[version] ?? STORED_RECORD_FORMAT,
+            daemonVersion,
+          ]);
+          await client.query('COMMIT');
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw storageError(`apply schema migration ${version}`, err);
+        }
+        logger.info('applied a schema migration', { version });
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => undefined);
+    }
+  } catch (err) {
+    if (err instanceof DaemonError) throw err;
+    throw storageError('migrate the database schema', err);
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,32 @@
+import type { ExportRecord, Fact } from '@memoryd/protocol';
+import type { StoredCheckpoint, StoredFact } from '../stored-records.js';
+
+/*
+ * Stored records as the methods hand them out, the same on every backend
+ * (ADR 0027): absent optional keys left out, never null.
+ */
+
+/** A current fact as memory.list and memory.search return it (no history fields). */
+export function toFact(stored: StoredFact, score?: number): Fact {
+  const fact: Fact = { id: stored.id, content: stored.content, createdAt: stored.createdAt };
+  if (stored.tags !== undefined) fact.tags = stored.tags;
+  if (score !== undefined) fact.score = score;
+  return fact;
+}
+
+/** A fact version as an export record. */
+export function factRecord(agentId: string, f: StoredFact): ExportRecord {
+  const record: ExportRecord = { type: 'fact', agentId, id: f.id, content: f.content, createdAt: f.createdAt };
+  if (f.tags !== undefined) record.tags = f.tags;
+  if (f.updatedAt !== undefined) record.updatedAt = f.updatedAt;
+  if (f.supersededBy !== undefined) record.supersededBy = f.supersededBy;
+  if (f.deletedAt !== undefined) record.deletedAt = f.deletedAt;
+  return record;
+}
+
+/** A checkpoint as an export record. */
+export function checkpointRecord(agentId: string, c: StoredCheckpoint): ExportRecord {
+  const record: ExportRecord = { type: 'checkpoint', agentId, id: c.id, createdAt: c.createdAt, state: c.state };
+  if (c.messageCount !== undefined) record.messageCount = c.messageCount;
+  return record;
+}
