@@ -29,7 +29,8 @@ import { ROOT, bundleCjs, checkCodeCache, fail as failWith, firstConnection, run
 const dist = join(ROOT, 'packages/daemon/dist');
 const BUNDLE = join(dist, 'memoryd.cjs');
 const CACHE = join(dist, 'memoryd.v8cache');
-const EXTERNAL = ['level', 'classic-level'];
+// pg-native: pg's optional libpq binding, required only if asked for (ADR 0027: the pure JavaScript client is used).
+const EXTERNAL = ['level', 'classic-level', 'pg-native'];
 /** Bound on the code-cache run, ms. */
 const RUN_TIMEOUT_MS = 60_000;
 

@@ -80,8 +80,15 @@ for (const front of ['packages/mcp/dist/memoryd-mcp.cjs', 'packages/cli/dist/mem
   const left = externalsOf(front);
   if (left.length > 0) fail(`${front} loads ${left.join(', ')} from node_modules: a front end's bundle must carry everything`);
 }
+/**
+ * Left out of the bundle and of the release alike: pg's optional libpq
+ * binding, which pg requires only when asked for (`pg.native`); memoryd
+ * uses pg's pure JavaScript client, bundled (ADR 0027).
+ */
+const NOT_CARRIED = new Set(['pg-native']);
 const dependencies = {};
 for (const id of new Set([...externalsOf('packages/daemon/dist/memoryd.cjs'), ...externalsOf('packages/daemon/dist/memoryd-index-worker.mjs')])) {
+  if (NOT_CARRIED.has(id)) continue;
   const pinned = daemon.dependencies?.[id];
   if (pinned === undefined) fail(`the daemon bundle loads ${id}, which @memoryd/daemon does not depend on`);
   dependencies[id] = pinned;

@@ -29,7 +29,16 @@ export interface DaemonConfig {
   indexMemoryBytes: number;
   /** The most work the search warm-up does in idle time after the start, in ms (0: none; search/warm-up.ts). */
   warmUpMs: number;
+  /** The backend (ADR 0027): LevelDB in the data dir, or a PostgreSQL database. */
+  store: StoreKind;
+  /** PostgreSQL only: a file holding the connection URL; otherwise the PG* variables say where. */
+  pgUrlFile: string | undefined;
 }
+
+/** The store backends --store chooses from. */
+export const StoreKinds = ['level', 'postgres'] as const;
+/** A store backend. */
+export type StoreKind = (typeof StoreKinds)[number];
 
 /** Default of --index-memory, in MiB: the store's own default. */
 export const DEFAULT_INDEX_MEMORY_MIB = DEFAULT_INDEX_MEMORY_BYTES / (1024 * 1024);
@@ -96,6 +105,14 @@ Options (each also settable by the environment variable shown):
                           so that a fresh daemon's first searches run compiled;
                           0 never does (default ${DEFAULT_WARM_UP_MS}, at most ${MAX_WARM_UP_MS})
                                                                      [MEMORYD_WARM_UP_MS]
+  --store KIND            level (LevelDB in the data dir) or postgres: a
+                          PostgreSQL database, shared by every daemon that
+                          points at it; where is said by the standard PG*
+                          variables (PGHOST, PGDATABASE, PGUSER, ...) or by
+                          --pg-url-file (default level)                [MEMORYD_STORE]
+  --pg-url-file FILE      with --store postgres: read the connection URL
+                          (postgresql://...) from FILE, never from the command
+                          line; keep FILE private (mode 0600)     [MEMORYD_PG_URL_FILE]
   --verify                check the store instead of serving it: every record's
                           checksum, the counters, dedup entries and search index
                           against the records; prints what is damaged; exit 0
@@ -158,6 +175,8 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'busy-poll-us': { type: 'string' },
         'warm-up-ms': { type: 'string' },
         'index-memory': { type: 'string' },
+        store: { type: 'string' },
+        'pg-url-file': { type: 'string' },
         verify: { type: 'boolean' },
         repair: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -178,6 +197,16 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (socket === '') throw usage('--socket must not be empty');
   if (dataDir === '') throw usage('--data-dir must not be empty');
   if (v.verify && v.repair) throw usage('--verify and --repair cannot be combined (see memoryd --help)');
+  const store = (v.store ?? (env['MEMORYD_STORE'] || 'level')).trim();
+  if (!(StoreKinds as readonly string[]).includes(store)) {
+    throw usage(`--store must be one of ${StoreKinds.join(', ')}, got ${JSON.stringify(store)}`);
+  }
+  const pgUrlFile = v['pg-url-file'] ?? (env['MEMORYD_PG_URL_FILE'] || undefined);
+  if (pgUrlFile !== undefined && store !== 'postgres') throw usage('--pg-url-file needs --store postgres');
+  if (pgUrlFile === '') throw usage('--pg-url-file must not be empty');
+  if (store === 'postgres' && (v.verify || v.repair)) {
+    throw usage(`--${v.verify ? 'verify' : 'repair'} checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools`);
+  }
   if (v.verify) return { kind: 'verify', dataDir };
   if (v.repair) return { kind: 'repair', dataDir };
 
@@ -204,6 +233,8 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       busyPollUs: busyPollText === undefined ? DEFAULT_BUSY_POLL_US : boundedInt('--busy-poll-us', busyPollText, 0, MAX_BUSY_POLL_US),
       indexMemoryBytes: 1024 * 1024 * (indexMemoryText === undefined ? DEFAULT_INDEX_MEMORY_MIB : boundedInt('--index-memory', indexMemoryText, 1, MAX_INDEX_MEMORY_MIB)),
       warmUpMs: warmUpText === undefined ? DEFAULT_WARM_UP_MS : boundedInt('--warm-up-ms', warmUpText, 0, MAX_WARM_UP_MS),
+      store: store as StoreKind,
+      pgUrlFile,
     },
   };
 }

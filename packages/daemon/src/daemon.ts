@@ -10,7 +10,7 @@ import { claimSocketLock } from './server/socket-lock.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
 import { SearchWarmUp } from './search/warm-up.js';
 import type { MemoryStore } from './store/memory-store.js';
-import { openStore } from './store/supervised-store.js';
+import { openConfiguredStore } from './store/open-configured.js';
 import { DAEMON_VERSION } from './version.js';
 
 /** DESIGN.md: a stopping daemon exits within 5 s; we give ourselves 4.5. */
@@ -56,13 +56,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
   let store: MemoryStore;
   try {
-    store = await openStore({
-      dataDir: config.dataDir,
-      sync: config.sync,
-      logger: log,
-      exportCursorTtlMs: config.exportCursorTtlMs,
-      indexMemoryBytes: config.indexMemoryBytes,
-    });
+    store = await openConfiguredStore(config, log);
   } catch (err) {
     await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
     throw err;
@@ -123,7 +117,8 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   }
 
   warmUp = new SearchWarmUp(
-    config.warmUpMs,
+    // The warm-up compiles the LevelDB store's own search engine; PostgreSQL searches in the database.
+    config.store === 'level' ? config.warmUpMs : 0,
     () => server?.quietFor(WARM_UP_QUIET_MS) === true,
     WARM_UP_QUIET_MS,
     (summary) => log.debug('search code warmed up', { ...summary, workMs: Math.round(summary.workMs) }),
@@ -135,6 +130,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     socket: config.socket,
     activated: activationFd !== undefined,
     dataDir: config.dataDir,
+    store: config.store,
     sync: config.sync,
     pid: process.pid,
   });

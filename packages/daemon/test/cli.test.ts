@@ -13,8 +13,8 @@ import { PACKAGE_VERSION } from './helpers/shapes.js';
 
 after(cleanupAll);
 
-const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--index-memory', '--warm-up-ms', '--verify', '--repair', '--help', '--version'];
-const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US', 'MEMORYD_INDEX_MEMORY_MIB', 'MEMORYD_WARM_UP_MS'];
+const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--index-memory', '--warm-up-ms', '--store', '--pg-url-file', '--verify', '--repair', '--help', '--version'];
+const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US', 'MEMORYD_INDEX_MEMORY_MIB', 'MEMORYD_WARM_UP_MS', 'MEMORYD_STORE', 'MEMORYD_PG_URL_FILE'];
 
 describe('memoryd --help', () => {
   it('exits 0 and mentions every flag and the socket and data-dir variables', async () => {
@@ -94,4 +94,17 @@ describe('--warm-up-ms', () => {
   itRefusesAsUsage(bad);
 
   it('is read from MEMORYD_WARM_UP_MS when the flag is absent', () => assertUsageError({ env: { MEMORYD_WARM_UP_MS: 'lots' } }, /--warm-up-ms must be a whole number, got "lots"/));
+});
+
+describe('--store and --pg-url-file', () => {
+  const bad: Array<[string, string[], RegExp]> = [
+    ['an unknown store', ['--store', 'sqlite'], /--store must be one of level, postgres, got "sqlite"/],
+    ['a URL file for LevelDB', ['--pg-url-file', '/tmp/url'], /--pg-url-file needs --store postgres/],
+    ['--verify of PostgreSQL', ['--store', 'postgres', '--verify'], /--verify checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools/],
+    ['--repair of PostgreSQL', ['--store', 'postgres', '--repair'], /--repair checks a LevelDB store/],
+  ];
+  itRefusesAsUsage(bad);
+
+  it('is read from MEMORYD_STORE when the flag is absent', () => assertUsageError({ env: { MEMORYD_STORE: 'mongo' } }, /--store must be one of level, postgres, got "mongo"/));
+  it('takes the URL file from MEMORYD_PG_URL_FILE', () => assertUsageError({ env: { MEMORYD_PG_URL_FILE: '/tmp/url' } }, /--pg-url-file needs --store postgres/));
 });
