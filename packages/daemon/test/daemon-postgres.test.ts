@@ -6,48 +6,23 @@
 // one line; --pg-url-file reads the connection from a file. Skipped,
 // saying so, without a server (PGHOST, PGDATABASE; .ci/run starts one).
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import pg from 'pg';
 import { DaemonStatus, MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, tempDir } from '@memoryd/test-support';
+import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 import { type RpcClient, connect } from './helpers/rpc.js';
-
-const server = process.env['PGHOST'] ?? process.env['PGDATABASE'];
-const SKIP = server === undefined ? 'no PostgreSQL server: PGHOST and PGDATABASE are unset (.ci/run starts one)' : false;
-
-const schemas: string[] = [];
-
-async function admin<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client();
-  await c.connect();
-  try {
-    return await work(c);
-  } finally {
-    await c.end();
-  }
-}
-
-async function freshSchema(): Promise<string> {
-  const schema = `memoryd_test_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE SCHEMA ${schema}`));
-  schemas.push(schema);
-  return schema;
-}
 
 /** A daemon on PostgreSQL, its tables in `schema`. */
 function onSchema(schema: string, extra: string[] = []): Parameters<typeof startDaemon>[0] {
   return { args: ['--store', 'postgres', ...extra], env: { PGOPTIONS: `-c search_path=${schema}` }, logLevel: 'info' };
 }
 
-describe('memoryd --store postgres', { skip: SKIP }, () => {
+describe('memoryd --store postgres', { skip: PG_SKIP }, () => {
   after(async () => {
     await cleanupAll();
-    await admin(async (c) => {
-      for (const schema of schemas) await c.query(`DROP SCHEMA ${schema} CASCADE`);
-    });
+    await dropSchemas();
   });
 
   it('two daemons on one database lose no write and store no text twice', { timeout: 110_000 }, async () => {
@@ -111,7 +86,7 @@ describe('memoryd --store postgres', { skip: SKIP }, () => {
     const schema = await freshSchema();
     const first = await startDaemon(onSchema(schema));
     await first.stop();
-    await admin((c) => c.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (99, 1, '99.0.0')`));
+    await pgAdmin((c) => c.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (99, 1, '99.0.0')`));
     const refused = await spawnDaemon({ ...onSchema(schema), wait: 'exit' });
     assert.notEqual(refused.exit()?.code, 0);
     assert.match(refused.stderr(), /schema is at version 99, newer than this daemon's 1/);
@@ -128,7 +103,7 @@ describe('memoryd --store postgres', { skip: SKIP }, () => {
     const c = await connect(d.socket);
     await c.ok(MemoryAdd, { agentId: 'url', content: 'reached through the URL file' });
     await c.close();
-    assert.equal(await admin(async (a) => (await a.query(`SELECT count(*)::int AS n FROM ${schema}.facts`)).rows[0].n), 1);
+    assert.equal(await pgAdmin(async (a) => (await a.query(`SELECT count(*)::int AS n FROM ${schema}.facts`)).rows[0].n), 1);
     writeFileSync(file, 'not a url\n', { mode: 0o600 });
     const refused = await spawnDaemon({ ...onSchema(schema, ['--pg-url-file', file]), wait: 'exit' });
     assert.notEqual(refused.exit()?.code, 0);

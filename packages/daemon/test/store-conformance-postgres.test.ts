@@ -2,16 +2,13 @@
 // the PostgreSQL store when the PG* variables name a server (.ci/run
 // starts a throwaway one); skipped, saying so, when they do not. Each
 // store gets a schema of its own in that database, dropped at the end.
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { describe } from 'node:test';
 import { DAEMON_VERSION, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
+import { dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
 import { storeConformance } from './helpers/store-conformance.js';
 
-const server = process.env['PGHOST'] ?? process.env['PGDATABASE'];
-
-if (server === undefined) {
-  describe('store conformance: postgres', { skip: 'no PostgreSQL server: PGHOST and PGDATABASE are unset (.ci/run starts one)' }, () => {});
+if (PG_SKIP !== false) {
+  describe('store conformance: postgres', { skip: PG_SKIP }, () => {});
 } else {
   const schemas = new Map<MemoryStore, string>();
   const open = async (schema: string): Promise<MemoryStore> => {
@@ -22,15 +19,7 @@ if (server === undefined) {
   storeConformance({
     name: 'postgres',
     async open() {
-      const schema = `memoryd_test_${randomBytes(6).toString('hex')}`;
-      const admin = new pg.Client();
-      await admin.connect();
-      try {
-        await admin.query(`CREATE SCHEMA ${schema}`);
-      } finally {
-        await admin.end();
-      }
-      return open(schema);
+      return open(await freshSchema());
     },
     async reopen(store) {
       const schema = schemas.get(store);
@@ -40,17 +29,9 @@ if (server === undefined) {
       return open(schema);
     },
     async cleanup() {
-      const admin = new pg.Client();
-      await admin.connect();
-      try {
-        for (const [store, schema] of schemas) {
-          await store.close();
-          await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-        }
-      } finally {
-        schemas.clear();
-        await admin.end();
-      }
+      for (const store of schemas.keys()) await store.close();
+      schemas.clear();
+      await dropSchemas();
     },
   });
 }

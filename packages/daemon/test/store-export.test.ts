@@ -4,21 +4,9 @@ import { describe, test } from 'node:test';
 import { DaemonErrorCodes, type MemoryStore } from '@memoryd/daemon';
 import type { ExportRecord } from '@memoryd/protocol';
 import { assertKeys } from './helpers/shapes.js';
-import { openTempStore, rejectsWith, useStoreCleanup } from './helpers/store.js';
+import { exportAll, exportRest, openTempStore, rejectsWith, useStoreCleanup } from './helpers/store.js';
 
 useStoreCleanup();
-
-/** Every record of an export, page by page. */
-async function exportAll(store: MemoryStore, params: { agentId?: string; limit?: number } = {}): Promise<ExportRecord[]> {
-  const records: ExportRecord[] = [];
-  let page = await store.exportPage(params);
-  records.push(...page.records);
-  while (page.cursor !== undefined) {
-    page = await store.exportPage({ cursor: page.cursor });
-    records.push(...page.records);
-  }
-  return records;
-}
 
 /** Agents b, a. and a with facts, history and checkpoints, written interleaved. */
 async function seed(store: MemoryStore) {
@@ -99,14 +87,7 @@ describe('admin.export', () => {
     await store.saveCheckpoint({ agentId: 'a', state: { late: true } });
     await store.reflect({ agentId: 'b', action: 'delete', factId: ids['b-f']! });
     await store.reflect({ agentId: 'a', action: 'update', factId: ids['a-f1b']!, content: 'late update' });
-    const records = [...first.records];
-    let cursor = first.cursor;
-    while (cursor !== undefined) {
-      const page = await store.exportPage({ cursor });
-      records.push(...page.records);
-      cursor = page.cursor;
-    }
-    assert.deepEqual(records, before);
+    assert.deepEqual(await exportRest(store, first), before);
     assert.notDeepEqual(await exportAll(store), before, 'a new export sees the writes');
   });
 

@@ -6,33 +6,11 @@
 // database migrate it once, and a database a newer daemon migrated is
 // refused. Skipped, saying so, without a server (PGHOST, PGDATABASE).
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
-import pg from 'pg';
 import { DAEMON_VERSION, DaemonError, DaemonErrorCodes, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
+import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 
-const server = process.env['PGHOST'] ?? process.env['PGDATABASE'];
-const SKIP = server === undefined ? 'no PostgreSQL server: PGHOST and PGDATABASE are unset (.ci/run starts one)' : false;
-
-const schemas: string[] = [];
 const stores: MemoryStore[] = [];
-
-async function admin<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client();
-  await c.connect();
-  try {
-    return await work(c);
-  } finally {
-    await c.end();
-  }
-}
-
-async function freshSchema(): Promise<string> {
-  const schema = `memoryd_test_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE SCHEMA ${schema}`));
-  schemas.push(schema);
-  return schema;
-}
 
 async function openOn(schema: string): Promise<MemoryStore> {
   const store = await openPostgresStore({ connection: { options: `-c search_path=${schema}` }, daemonVersion: DAEMON_VERSION, logger: silentLogger });
@@ -40,12 +18,10 @@ async function openOn(schema: string): Promise<MemoryStore> {
   return store;
 }
 
-describe('postgres: many daemons, one database', { skip: SKIP }, () => {
+describe('postgres: many daemons, one database', { skip: PG_SKIP }, () => {
   after(async () => {
     for (const store of stores) await store.close();
-    await admin(async (c) => {
-      for (const schema of schemas) await c.query(`DROP SCHEMA ${schema} CASCADE`);
-    });
+    await dropSchemas();
   });
 
   it('loses no acknowledged write and stores no text twice, from two daemons at once', { timeout: 110_000 }, async () => {
@@ -107,21 +83,21 @@ describe('postgres: many daemons, one database', { skip: SKIP }, () => {
   it('migrates a fresh database once when two daemons start on it at once', async () => {
     const schema = await freshSchema();
     await Promise.all([openOn(schema), openOn(schema), openOn(schema)]);
-    const rows = await admin(async (c) => (await c.query(`SELECT version FROM ${schema}.memoryd_migrations ORDER BY version`)).rows);
+    const rows = await pgAdmin(async (c) => (await c.query(`SELECT version FROM ${schema}.memoryd_migrations ORDER BY version`)).rows);
     assert.deepEqual(rows, [{ version: 1 }]);
   });
 
   it('refuses a database a newer daemon migrated, and changes nothing', async () => {
     const schema = await freshSchema();
     await (await openOn(schema)).close();
-    await admin((c) => c.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (99, 1, '99.0.0')`));
+    await pgAdmin((c) => c.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (99, 1, '99.0.0')`));
     await assert.rejects(openOn(schema), (err: unknown) => {
       assert.ok(err instanceof DaemonError);
       assert.equal(err.code, DaemonErrorCodes.StoreNewer);
       assert.match(err.message, /version 99, newer than this daemon's 1/);
       return true;
     });
-    const rows = await admin(async (c) => (await c.query(`SELECT count(*)::int AS n FROM ${schema}.memoryd_migrations`)).rows);
+    const rows = await pgAdmin(async (c) => (await c.query(`SELECT count(*)::int AS n FROM ${schema}.memoryd_migrations`)).rows);
     assert.deepEqual(rows, [{ n: 2 }]);
   });
 });

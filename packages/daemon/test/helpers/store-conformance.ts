@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ExportRecord } from '@memoryd/protocol';
-import { DaemonError, DaemonErrorCodes, type MemoryStore } from '@memoryd/daemon';
+import { DaemonErrorCodes, type MemoryStore } from '@memoryd/daemon';
+import { exportAll, exportRest, rejectsWith } from './store.js';
 
 /*
  * The store's contract, for every backend (ADR 0027), as abstract-level's
@@ -23,17 +24,6 @@ export interface ConformanceBackend {
   cleanup(): Promise<void>;
 }
 
-async function rejectsWith(promise: Promise<unknown>, code: string): Promise<DaemonError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof DaemonError, `expected a DaemonError, got ${String(err)}`);
-    assert.equal(err.code, code, `expected ${code}, got ${err.code}: ${err.message}`);
-    return err;
-  }
-  assert.fail(`expected a rejection with ${code}`);
-}
-
 const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -48,19 +38,6 @@ async function listAll(store: MemoryStore, agentId: string, limit = 100): Promis
     after = page.next;
   }
   assert.fail('memory.list never ended');
-}
-
-/** A whole export, page by page, `limit` a page. */
-async function exportAll(store: MemoryStore, params: { agentId?: string; limit?: number } = {}): Promise<ExportRecord[]> {
-  const out: ExportRecord[] = [];
-  let page = await store.exportPage(params);
-  out.push(...page.records);
-  for (let pages = 0; page.cursor !== undefined; pages++) {
-    assert.ok(pages < 10_000, 'admin.export never ended');
-    page = await store.exportPage({ cursor: page.cursor });
-    out.push(...page.records);
-  }
-  return out;
 }
 
 /** Runs the whole contract against `backend`. */
@@ -254,13 +231,7 @@ export function storeConformance(backend: ConformanceBackend): void {
         await store.addFact({ agentId: 'snap', content: 'after the snapshot' });
         await store.reflect({ agentId: 'snap', action: 'delete', factId: before[5]! });
         await store.reflect({ agentId: 'snap', action: 'update', factId: before[4]!, content: 'changed after' });
-        const records = [...first.records];
-        let cursor = first.cursor;
-        while (cursor !== undefined) {
-          const page = await store.exportPage({ cursor });
-          records.push(...page.records);
-          cursor = page.cursor;
-        }
+        const records = await exportRest(store, first);
         assert.deepEqual(
           records.map((r) => [r.id, r.type === 'fact' ? [r.content, r.supersededBy, r.deletedAt] : null]),
           before.map((id, i) => [id, [`before ${i}`, undefined, undefined]]),

@@ -3,6 +3,7 @@ import { after } from 'node:test';
 import { join } from 'node:path';
 import { Level } from 'level';
 import { DaemonError, type DaemonErrorCode, type LevelStore, type Logger, type MemoryStore, openStore, silentLogger } from '@memoryd/daemon';
+import type { ExportRecord } from '@memoryd/protocol';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
 import { sealValue } from './seal.js';
 
@@ -83,4 +84,22 @@ export async function corruptRecords(dataDir: string, id: string, garbage: strin
   } finally {
     await db.close();
   }
+}
+
+/** The records of an export from its first page on, page by page (bounded). */
+export async function exportRest(store: MemoryStore, first: { records: ExportRecord[]; cursor?: string }): Promise<ExportRecord[]> {
+  const records = [...first.records];
+  let cursor = first.cursor;
+  for (let pages = 0; cursor !== undefined; pages++) {
+    assert.ok(pages < 100_000, 'admin.export never ended');
+    const page = await store.exportPage({ cursor });
+    records.push(...page.records);
+    cursor = page.cursor;
+  }
+  return records;
+}
+
+/** Every record of an export, page by page. */
+export async function exportAll(store: MemoryStore, params: { agentId?: string; limit?: number } = {}): Promise<ExportRecord[]> {
+  return exportRest(store, await store.exportPage(params));
 }
