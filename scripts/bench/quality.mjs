@@ -5,7 +5,7 @@
 
 import { DEFAULT_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
 
-const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--json]
+const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--json]
 
 Scores memory.search on a relevance set: adds every fact of the set to a
 fresh store (temp dir, removed on exit), runs every query with limit
@@ -15,6 +15,8 @@ fact, 0 when none is in the top ${SEARCH_LIMIT}), overall and per query kind, th
 queries that missed: the query, the judged facts, and the top 3 returned.
 
   --set FILE  the relevance set (default ${DEFAULT_SET_PATH})
+  --store KIND  level (default) or postgres: the server the PG* variables name,
+              in a schema of its own, dropped at the end (ADR 0027)
   --json      print the results, with every query's ranking, as one JSON document
   --help      this text
 
@@ -22,7 +24,7 @@ Needs a built daemon package (npm run bench:quality builds first).`;
 
 /** @param {string[]} argv */
 function parseArgs(argv) {
-  const opts = { json: false, help: false, setPath: DEFAULT_SET_PATH };
+  const opts = { json: false, help: false, setPath: DEFAULT_SET_PATH, store: 'level' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--json') opts.json = true;
@@ -31,6 +33,10 @@ function parseArgs(argv) {
       const value = argv[++i];
       if (value === undefined || value === '') throw usage('--set needs a file');
       opts.setPath = value;
+    } else if (arg === '--store') {
+      const value = argv[++i];
+      if (value !== 'level' && value !== 'postgres') throw usage('--store needs level or postgres');
+      opts.store = value;
     } else throw usage(`unknown argument ${JSON.stringify(arg)}`);
   }
   return opts;
@@ -85,7 +91,7 @@ async function main() {
   }
   const set = await loadSet(opts.setPath);
   const contents = new Map(set.facts.map((f) => [f.key, f.content]));
-  const result = await evaluate({ setPath: opts.setPath });
+  const result = await evaluate({ setPath: opts.setPath, store: opts.store });
   if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   else process.stdout.write(`${printReport(result, (k) => contents.get(k) ?? '(unknown)')}\n`);
 }

@@ -9,7 +9,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openStore, silentLogger } from '@memoryd/daemon';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { DAEMON_VERSION, openPostgresStore, openStore, silentLogger } from '@memoryd/daemon';
 
 /** The relevance set shipped with the repo. */
 export const DEFAULT_SET_PATH = fileURLToPath(new URL('./set.json', import.meta.url));
@@ -73,18 +75,44 @@ function summarize(rows) {
 }
 
 /**
+ * A fresh PostgreSQL store in a schema of its own on the server the PG*
+ * variables name, and how to drop it.
+ * @returns {Promise<{store: import('@memoryd/daemon').MemoryStore, drop: () => Promise<void>}>}
+ */
+async function freshPostgresStore() {
+  const schema = `memoryd_quality_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql) => {
+    const c = new pg.Client();
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE SCHEMA ${schema}`);
+  const store = await openPostgresStore({ connection: { options: `-c search_path=${schema}` }, daemonVersion: DAEMON_VERSION, logger: silentLogger });
+  return { store, drop: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
+}
+
+/**
  * Runs the relevance set against a fresh store and returns recall@5 and
  * MRR overall and per query kind, and every query's details.
- * @param {{setPath?: string, dir?: string}} [options] `dir`: an empty
- *   parent dir for the store (the caller removes it); by default a temp
- *   dir is made and removed here.
+ * @param {{setPath?: string, dir?: string, store?: 'level' | 'postgres'}} [options]
+ *   `dir`: an empty parent dir for a LevelDB store (the caller removes
+ *   it); by default a temp dir is made and removed here. `store`: the
+ *   backend (ADR 0027); postgres uses the server the PG* variables name,
+ *   in a schema of its own, dropped at the end.
  */
 export async function evaluate(options = {}) {
   const set = await loadSet(options.setPath ?? DEFAULT_SET_PATH);
-  const ownDir = options.dir === undefined;
-  const dir = options.dir ?? (await mkdtemp(path.join(os.tmpdir(), 'memoryd-quality-')));
+  const postgres = options.store === 'postgres';
+  const ownDir = options.dir === undefined && !postgres;
+  const dir = postgres ? undefined : (options.dir ?? (await mkdtemp(path.join(os.tmpdir(), 'memoryd-quality-'))));
   // sync false: durability is not what is measured, and it keeps the run short.
-  const store = await openStore({ dataDir: path.join(dir, 'data'), sync: false, logger: silentLogger });
+  const { store, drop } = postgres
+    ? await freshPostgresStore()
+    : { store: await openStore({ dataDir: path.join(/** @type {string} */ (dir), 'data'), sync: false, logger: silentLogger }), drop: async () => {} };
   try {
     const keyById = new Map();
     for (const f of set.facts) {
@@ -109,6 +137,7 @@ export async function evaluate(options = {}) {
     };
   } finally {
     await store.close();
-    if (ownDir) await rm(dir, { recursive: true, force: true });
+    await drop();
+    if (ownDir && dir !== undefined) await rm(dir, { recursive: true, force: true });
   }
 }
