@@ -15,6 +15,7 @@ import { assertDaemonBuilt, cleanupSync, makeTempDir } from './children.mjs';
 import { SCALES, SEARCHED_AGENT } from './search/dataset.mjs';
 import { formatReport, judge } from './search/report.mjs';
 import { buildFingerprint } from './search/memoryd.mjs';
+import { postgresMissing, runPostgres } from './search/postgres.mjs';
 import { runMemoryd } from './search/run-scale.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -80,6 +81,10 @@ of the per-block ratios. Last, the targets of issues 4 and 15 with PASS/FAIL (n/
                          median is reported and judged, 1-20 (default 3)
   --server-memory-100k   also run server-memory on the 100k scale's texts (slow)
   --no-server-memory     skip server-memory (its target is then n/a)
+  --postgres             also run the 10k and 100k scales (those of --scales) on a
+                         daemon with --store postgres, on the server the PG*
+                         variables name, in a schema of its own dropped after
+                         (ADR 0027): load, then search p50/p99 through the socket
   --load-budget S        server-memory's load is skipped past S seconds (default 300)
   --search-budget S      the comparison stops after the block in which server-memory's
                          searches pass S seconds (default 300)
@@ -120,6 +125,7 @@ function parseArgs(argv) {
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--server-memory-100k') opts.serverMemory100k = true;
     else if (arg === '--no-server-memory') opts.serverMemory = false;
+    else if (arg === '--postgres') opts.postgres = true;
     else if (arg === '--queries') opts.queries = integer(arg, argv[++i], 10, 100_000);
     else if (arg === '--warmup') opts.warmup = integer(arg, argv[++i], 0, 10_000);
     else if (arg === '--limit') opts.limit = integer(arg, argv[++i], 1, 100);
@@ -168,6 +174,8 @@ async function main() {
     return 0;
   }
   assertDaemonBuilt();
+  const pgMissing = opts.postgres ? postgresMissing() : undefined;
+  if (pgMissing !== undefined) throw usage(`--postgres: ${pgMissing}`);
   // --keep leaves the dirs behind on purpose, so they are not registered for removal.
   const root = opts.keep ? fs.mkdtempSync(path.join(os.tmpdir(), 'memoryd-bench-search-')) : makeTempDir('memoryd-bench-search-');
   const startedAt = new Date().toISOString();
@@ -181,6 +189,12 @@ async function main() {
     scales.push(run.result);
     if (run.comparison !== undefined) serverMemory.push(run.comparison);
   }
+  const postgres = [];
+  if (opts.postgres) {
+    for (const name of opts.scales.filter((n) => n === '10k' || n === '100k')) {
+      postgres.push(await runPostgres(/** @type {import('./search/dataset.mjs').Scale} */ (SCALES[name]), opts, root, progress));
+    }
+  }
   const targets = judge(scales, serverMemory);
   const meta = {
     startedAt, commit: commit(), build, daemonVersion: scales[0]?.daemonVersion, node: process.version,
@@ -188,7 +202,7 @@ async function main() {
     warmup: opts.warmup, limit: opts.limit, coldStarts: opts.coldStarts, searchedAgent: SEARCHED_AGENT,
     clientBusyPollUs: opts.clientBusyPollUs ?? DEFAULT_CLIENT_BUSY_POLL_US, compareBlocks: opts.compareBlocks,
   };
-  const doc = { meta, scales, serverMemory, targets };
+  const doc = { meta, scales, serverMemory, targets, ...(opts.postgres ? { postgres } : {}) };
   process.stdout.write(`${opts.json ? JSON.stringify(doc, null, 2) : formatReport(doc)}\n`);
   if (opts.keep) progress(`kept: ${root}`);
   return opts.check && targets.some((t) => t.pass !== true) ? 1 : 0;

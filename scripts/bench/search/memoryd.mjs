@@ -77,9 +77,10 @@ export function assertSameBuild(expected, when) {
  * @param {string} socketPath
  * @param {string} dataDir
  * @param {string} label for messages
+ * @param {{args?: string[], env?: Record<string, string>}} [extra] more flags, and variables over the environment
  */
-export async function startDaemon(socketPath, dataDir, label) {
-  const child = spawnDaemon(socketPath, dataDir, `memoryd (${label})`);
+export async function startDaemon(socketPath, dataDir, label, extra = {}) {
+  const child = spawnDaemon(socketPath, dataDir, `memoryd (${label})`, extra);
   await waitForSocket(child, socketPath, 60_000);
   return child;
 }
@@ -87,9 +88,11 @@ export async function startDaemon(socketPath, dataDir, label) {
 /**
  * Spawns memoryd as its launchers do (MEMORYD_NODE_OPTIONS, memorydEnv).
  * @param {string} socketPath @param {string} dataDir @param {string} name for messages
+ * @param {{args?: string[], env?: Record<string, string>}} [extra] more flags, and variables over the environment
  */
-function spawnDaemon(socketPath, dataDir, name) {
-  return startNode(name, [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'info'], memorydEnv(process.env));
+function spawnDaemon(socketPath, dataDir, name, extra = {}) {
+  const args = [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'info', ...(extra.args ?? [])];
+  return startNode(name, args, { ...memorydEnv(process.env), ...(extra.env ?? {}) });
 }
 
 /**

@@ -51,7 +51,7 @@ const pct = (part, whole) => `${((100 * part) / whole).toFixed(1)}%`;
  * The text report.
  * @param {{meta: any, scales: any[], serverMemory: any[], targets: any[]}} doc
  */
-export function formatReport({ meta, scales, serverMemory, targets }) {
+export function formatReport({ meta, scales, serverMemory, targets, postgres }) {
   const out = [
     `memoryd ${meta.daemonVersion ?? '?'} (commit ${meta.commit}), node ${meta.node}, ${meta.cpus} CPU(s); seed ${meta.seed}; ` +
       `${meta.queries} timed queries per scale from the first after the load (${meta.warmup} untimed before), limit ${meta.limit}, one request in flight through DaemonClient (busyPollUs ${meta.clientBusyPollUs})`,
@@ -139,6 +139,20 @@ export function formatReport({ meta, scales, serverMemory, targets }) {
         if (s.search.cutShortByBudget) out.push(`  ${s.scale}: search stopped at its time budget after the first ${s.search.count} queries`);
       }
     }
+  }
+  if (postgres !== undefined) {
+    out.push(
+      '',
+      'PostgreSQL (--postgres, issue 16): the same facts and queries through a daemon on --store postgres, every search from the first after the load; its ranking is PostgreSQL\'s (ADR 0027):',
+      formatTable(
+        ['scale', 'facts', 'load s', 'facts/s', 'with hits', 'mean ms', 'p50 ms', 'p99 ms', 'max ms', 'hello p50 ms', 'hello p99 ms'],
+        postgres.map((r) => [
+          r.scale, int(r.facts), fixed(r.load.ms / 1000, 1), int(r.load.factsPerSecond), pct(r.search.withHits, r.search.count),
+          fixed(r.search.meanMs, 3), fixed(r.search.p50Ms, 3), fixed(r.search.p99Ms, 3), fixed(r.search.maxMs, 3),
+          fixed(r.search.floor.p50Ms, 3), fixed(r.search.floor.p99Ms, 3),
+        ]),
+      ),
+    );
   }
   out.push('', 'targets (issues 4 and 15):');
   for (const t of targets) {
