@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // memoryctl against a real daemon (DESIGN.md, memoryctl): every command,
 // its human output and its --json document, the exit codes (0 done, 1 the
 // daemon's error, 2 usage, 3 no daemon, 4 not found), --help everywhere,

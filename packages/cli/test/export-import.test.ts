@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // memoryctl export, import and backup against real daemons (issue 14):
 // export → import into a fresh data dir gives the same memory.list and
 // checkpoint results for every agent; a second import adds nothing; a file

@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // DESIGN.md "Durability": a write is acknowledged only after LevelDB has
 // it (sync by default); SIGKILL at any moment loses no acknowledged write.
 // Several connections stream memory.add and checkpoint.save; the daemon is

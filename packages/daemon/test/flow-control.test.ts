@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // The connection layer in-process, with methods the test controls: what a
 // black box cannot show. The limit of 64 requests in progress per
 // connection (DESIGN.md, JSON-RPC details) and the generic -32603 for a

@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // DESIGN.md "Export and import", the import half: ids and times kept as
 // given, in any order within or across calls; history survives a round
 // trip; a record whose id the agent already has is skipped (importing the

@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // DESIGN.md "Limits": no agentId can read or write another agent's keys,
 // whatever it contains; agentIds are case-sensitive. The ids are chosen so
 // that any key separator or prefix scheme ('.', ':', '@', '-', case) would

@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // DESIGN.md "JSON-RPC details" and the -32700/-32600 rows of "Errors",
 // byte for byte on the wire: parse errors, invalid requests and ids,
 // notifications (no reply, even for errors), batches (mixed, only invalid,

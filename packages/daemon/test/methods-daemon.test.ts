@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // DESIGN.md "RPC methods": daemon.hello, daemon.status (its counts follow
 // adds, deletes and checkpoints; `connections` follows open sockets),
 // agent.list, and daemon.shutdown ({ok: true}, then a graceful stop that

@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // DESIGN.md "RPC methods": memory.add (ids, times, idempotence on
 // normalised content), memory.list (oldest first, current facts only,
 // `next` only when more follow) and memory.reflect (update returns

@@ -1,3 +1,4 @@
+// store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // Issue 13: each tool's published inputSchema and its handler's limits
 // agree. Every limit's edge values (just inside and just past it) go through
 // a strict validator (Ajv 2020-12, strict) compiled from the inputSchema the

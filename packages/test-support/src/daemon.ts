@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -123,6 +124,11 @@ export interface DaemonHandle {
   signal(sig: NodeJS.Signals): void;
 }
 
+/** The PostgreSQL schema of a data dir's daemon under MEMORYD_TEST_STORE=postgres: one per data dir. */
+export function testSchemaFor(dataDir: string): string {
+  return `memoryd_t_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
+}
+
 /**
  * Starts `node memoryd.js --socket S --data-dir D --log-level debug ...`,
  * tracked by pid for cleanup, and waits (bounded) until its socket accepts
@@ -138,9 +144,16 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
   const logLevel = opts.logLevel === undefined ? 'debug' : opts.logLevel;
   if (logLevel !== null) args.push('--log-level', logLevel);
   args.push(...(opts.args ?? []));
+  const env = { ...(opts.env ?? {}) };
+  if (process.env['MEMORYD_TEST_STORE'] === 'postgres' && !args.includes('--store')) {
+    // The suites that run on every backend, run again on PostgreSQL (scripts/run-tests.mjs):
+    // each data dir's daemon keeps its tables in a schema of its own, the same one at a restart.
+    args.push('--store', 'postgres');
+    env['PGOPTIONS'] ??= `-c search_path=${testSchemaFor(dataDir)}`;
+  }
   const [file, ...pre] = opts.launcher ? [...opts.launcher, process.execPath] : [process.execPath];
   const child: ChildProcess = spawn(file!, [...pre, ...args], {
-    env: cleanEnv(opts.env ?? {}),
+    env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   if (child.pid === undefined) {

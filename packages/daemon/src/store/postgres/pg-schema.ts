@@ -32,6 +32,9 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
     // itself, as PostgreSQL's documentation suggests.
     `CREATE FUNCTION memoryd_unaccent(text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE STRICT
        AS $$ SELECT ${unaccent}.unaccent('${unaccent}.unaccent'::regdictionary, $1) $$`,
+    // What search reads of a fact: its text and its tags, as on LevelDB.
+    `CREATE FUNCTION memoryd_search_text(content text, tags text[]) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+       AS $$ SELECT memoryd_unaccent(content || coalesce(' ' || array_to_string(tags, ' '), '')) $$`,
     `CREATE TABLE facts (
        agent_id text COLLATE "C" NOT NULL,
        id text COLLATE "C" NOT NULL,
@@ -42,7 +45,7 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
        superseded_by text COLLATE "C",
        deleted_at text,
        dedup_key text COLLATE "C",
-       tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', memoryd_unaccent(content))) STORED,
+       tsv tsvector GENERATED ALWAYS AS (to_tsvector('english', memoryd_search_text(content, tags))) STORED,
        PRIMARY KEY (agent_id, id),
        CHECK ((dedup_key IS NULL) = (superseded_by IS NOT NULL OR deleted_at IS NOT NULL))
      )`,
@@ -95,6 +98,20 @@ async function unaccentSchema(client: pg.PoolClient): Promise<string> {
 }
 
 /**
+ * Creates the schema the tables go in when it does not exist yet: the
+ * first of the connection's `search_path` (say, `PGOPTIONS='-c
+ * search_path=memoryd'`), which PostgreSQL otherwise leaves unselected.
+ */
+async function ensureSchema(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ schema: string | null; path: string }>("SELECT current_schema() AS schema, current_setting('search_path') AS path");
+  if (rows[0]?.schema !== null && rows[0]?.schema !== undefined) return;
+  const first = (rows[0]?.path ?? '').split(',')[0]!.trim();
+  if (first === '' || first === '"$user"' || first === '$user') return;
+  const name = first.startsWith('"') && first.endsWith('"') ? first.slice(1, -1).replace(/""/g, '"') : first.toLowerCase();
+  await client.query(`CREATE SCHEMA IF NOT EXISTS ${client.escapeIdentifier(name)}`);
+}
+
+/**
  * Brings the database's schema to {@link SCHEMA_VERSION}; throws a
  * StoreNewer error for a database a newer daemon migrated, and a storage
  * error for anything else that fails (nothing half applied stays: each
@@ -105,6 +122,7 @@ export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logg
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
     try {
+      await ensureSchema(client);
       await client.query(
         `CREATE TABLE IF NOT EXISTS memoryd_migrations (
            version integer PRIMARY KEY,

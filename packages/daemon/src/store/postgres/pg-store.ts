@@ -144,15 +144,33 @@ export class PostgresMemoryStore implements MemoryStore {
   async searchFacts(p: Params<'searchFacts'>): Promise<ResultOf<typeof MemorySearch>> {
     const query = searchQuery(p.query);
     if (query === undefined) return { facts: [] };
-    const rows = await this.#query<FactRow & { score: number }>(
-      `search the facts of agent ${p.agentId}`,
+    const what = `search the facts of agent ${p.agentId}`;
+    const limit = p.limit ?? Limits.limitDefault;
+    let rows = await this.#query<FactRow & { score: number }>(
+      what,
       `SELECT ${FACT_COLUMNS}, ts_rank_cd(tsv, q) AS score
          FROM facts, to_tsquery('english', memoryd_unaccent($2)) AS q
         WHERE agent_id = $1 AND dedup_key IS NOT NULL AND tsv @@ q
         ORDER BY score DESC, id DESC
         LIMIT $3`,
-      [p.agentId, query, p.limit ?? Limits.limitDefault],
+      [p.agentId, query, limit],
     );
+    if (rows.length === 0) {
+      // Stop words are ignored unless the query has nothing else (DESIGN.md):
+      // a query of stop words only is matched word for word, unstemmed.
+      const [words] = await this.#query<{ n: number }>(what, `SELECT numnode(to_tsquery('english', memoryd_unaccent($1))) AS n`, [query]);
+      if (words?.n === 0) {
+        rows = await this.#query<FactRow & { score: number }>(
+          what,
+          `SELECT ${FACT_COLUMNS}, ts_rank_cd(v, q) AS score
+             FROM facts, to_tsvector('simple', memoryd_search_text(content, tags)) AS v, to_tsquery('simple', memoryd_unaccent($2)) AS q
+            WHERE agent_id = $1 AND dedup_key IS NOT NULL AND v @@ q
+            ORDER BY score DESC, id DESC
+            LIMIT $3`,
+          [p.agentId, query, limit],
+        );
+      }
+    }
     return { facts: rows.map((row) => toFact(storedFactOfRow(row), row.score)) };
   }
 
