@@ -17,7 +17,7 @@
 // data dir, serving a few adds, searches and checkpoints, then stopped by
 // SIGTERM, so the functions of a start, a first search and a stop are in
 // it; then checked: V8 must accept it. The search index worker (a worker
-// thread the daemon starts to rebuild an index, store/index-builder.ts) is
+// thread the daemon starts to rebuild an index, store/level/index-builder.ts) is
 // an ESM bundle of its own beside the daemon's.
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

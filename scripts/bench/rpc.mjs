@@ -103,7 +103,7 @@ const WORKLOADS = {
         state: {
           task: 'refactor the storage layer',
           step: seq,
-          openFiles: ['src/store/level-store.ts', 'src/server/rpc-server.ts'],
+          openFiles: ['src/store/level/level-store.ts', 'src/server/rpc-server.ts'],
           notes: 'batch writes atomically; keep the key layout escape-proof',
           flags: { verbose: false, dryRun: true },
         },

@@ -6,7 +6,7 @@ import { defaultDataDir, defaultSocketPath, Limits } from '@memoryd/protocol';
 export { defaultDataDir };
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import { type LogLevel, LogLevels } from './logger.js';
-import { DEFAULT_INDEX_MEMORY_BYTES } from './store/search-indexes.js';
+import { DEFAULT_INDEX_MEMORY_BYTES } from './store/level/search-indexes.js';
 
 /** Everything the daemon is configured by, after flags and environment. */
 export interface DaemonConfig {

@@ -80,7 +80,7 @@ describe('index images', () => {
       const damaged = Buffer.from(file);
       damaged[at]! ^= 0x10;
       assert.throws(() => decodeImage(damaged), /checksum|not a memoryd/, `byte ${at}`);
-      // What the read ahead checks before a search asks (store/index-images.ts).
+      // What the read ahead checks before a search asks (store/level/index-images.ts).
       assert.equal(checksumHolds(damaged), false, `byte ${at}`);
     }
     assert.equal(checksumHolds(file), true);

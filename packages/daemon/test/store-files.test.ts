@@ -3,7 +3,7 @@
 // the way a disk, a crash or a person does, checks what the inspector says,
 // and then opens the store with LevelDB to pin what the engine itself does:
 // refuse it, or open it and silently lose data (why the inspector exists).
-/// <reference path="../src/store/level-files/crc-32.d.ts" />
+/// <reference path="../src/store/level/level-files/crc-32.d.ts" />
 import assert from 'node:assert/strict';
 import { appendFileSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -12,8 +12,8 @@ import { ClassicLevel } from 'classic-level';
 import crc32c from 'crc-32/crc32c.js';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
 // Internal modules, not the package's public API: reached through the compiled daemon.
-import { inspectStoreFiles, type PresentStore, type StoreFiles } from '../dist/store/level-files/inspect.js';
-import { LOG_BLOCK_SIZE, readLog } from '../dist/store/level-files/log-reader.js';
+import { inspectStoreFiles, type PresentStore, type StoreFiles } from '../dist/store/level/level-files/inspect.js';
+import { LOG_BLOCK_SIZE, readLog } from '../dist/store/level/level-files/log-reader.js';
 
 after(cleanupAll);
 

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
-import { readWholeFile } from '../dist/store/read-whole-file.js';
+import { readWholeFile } from '../dist/store/level/read-whole-file.js';
 
 after(cleanupAll);
 

@@ -1,6 +1,6 @@
 import type { Logger } from '../logger.js';
-import type { AgentStats } from '../store/codec.js';
-import { repairStore } from '../store/repair.js';
+import type { AgentStats } from '../store/level/codec.js';
+import { repairStore } from '../store/level/repair.js';
 import type { Print } from './verify-command.js';
 
 function describe(stats: AgentStats | undefined): string {
@@ -8,7 +8,7 @@ function describe(stats: AgentStats | undefined): string {
 }
 
 /**
- * `memoryd --repair`: repairs the store copy first (store/repair.ts) and
+ * `memoryd --repair`: repairs the store copy first (store/level/repair.ts) and
  * prints what it did: where the copy is, what LevelDB set aside, each
  * record removed, and every agent whose counts changed. Returns 0.
  */

@@ -1,17 +1,17 @@
 import { join } from 'node:path';
 import { Level } from 'level';
 import { rootCause } from '../errors.js';
-import { type Db, openSublevels } from '../store/context.js';
-import { inspectStoreFiles } from '../store/level-files/inspect.js';
-import { holdStoreLock } from '../store/level-files/store-lock.js';
-import { verifyRecords } from '../store/verify.js';
+import { type Db, openSublevels } from '../store/level/context.js';
+import { inspectStoreFiles } from '../store/level/level-files/inspect.js';
+import { holdStoreLock } from '../store/level/level-files/store-lock.js';
+import { verifyRecords } from '../store/level/verify.js';
 
 /** What a maintenance command prints on: one line at a time, to stdout. */
 export type Print = (line: string) => void;
 
 /**
  * `memoryd --verify`: checks the store's files (as the daemon does before
- * opening them), then every record (store/verify.ts), holding the store's
+ * opening them), then every record (store/level/verify.ts), holding the store's
  * lock throughout. Prints each problem as one line and a summary; returns
  * the exit code: 0 when nothing is damaged, 1 otherwise.
  */

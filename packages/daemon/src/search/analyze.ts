@@ -23,7 +23,7 @@ export interface AnalysedTerm {
 
 /**
  * Names the rules below. Change it with any change to what terms a text
- * yields: the index is then rebuilt at the next start (store/index-build.ts),
+ * yields: the index is then rebuilt at the next start (store/level/index-build.ts),
  * because postings are found again by analysing a fact's text anew.
  */
 export const ANALYSIS_VERSION = '1';

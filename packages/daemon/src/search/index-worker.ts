@@ -1,9 +1,9 @@
 // Builds one agent's search index off the daemon's event loop
-// (store/index-builder.ts sends the facts, read from one LevelDB
+// (store/level/index-builder.ts sends the facts, read from one LevelDB
 // snapshot): decodes and analyses each fact as the writes that indexed it
 // did, and hands the finished index back as data, its arrays moved.
 import { parentPort } from 'node:worker_threads';
-import { decodeFact } from '../store/codec.js';
+import { decodeFact } from '../store/level/codec.js';
 import { docTerms } from './doc-terms.js';
 import { ResidentIndex } from './resident-index.js';
 import type { BuildReply, BuildRequest } from './index-worker-protocol.js';

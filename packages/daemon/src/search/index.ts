@@ -10,4 +10,4 @@ export { type Hit, ResidentIndex, compareCodePoints } from './resident-index.js'
 export { PostingPool } from './posting-pool.js';
 export { type IndexSnapshot, checksumHolds, decodeImage, encodeImage } from './index-image.js';
 // The cache of decoded facts that searches read their answers through.
-export { FactCache } from '../store/fact-cache.js';
+export { FactCache } from '../store/level/fact-cache.js';

@@ -140,7 +140,7 @@ function grown<T extends Uint32Array | Uint8Array | Float64Array>(array: T, need
 /**
  * One agent's inverted index in memory, the one way its searches are
  * answered: kept equal to its current facts by every commit
- * (store/search-indexes.ts), saved as an image and restored from one
+ * (store/level/search-indexes.ts), saved as an image and restored from one
  * ({@link snapshot}, {@link restore}).
  *
  * Facts get ordinals in the order they arrive; a removed fact keeps its

@@ -5,7 +5,7 @@ import type { Logger } from '../logger.js';
 import { DAEMON_VERSION } from '../version.js';
 import type { MemoryStore } from './memory-store.js';
 import { openPostgresStore } from './postgres/pg-store.js';
-import { openStore } from './supervised-store.js';
+import { openStore } from './level/supervised-store.js';
 
 /**
  * The connection URL in `file` (its first line), for --pg-url-file: a

@@ -14,7 +14,7 @@ import { type Static, Type } from '@sinclair/typebox';
  * in the forms keys and ordering rely on, text present, counts whole),
  * never against a size limit. A change of these shapes is a new
  * {@link STORED_RECORD_FORMAT}, and each backend records which format its
- * data holds (LevelDB: layout 2 holds format 1, store/keys.ts).
+ * data holds (LevelDB: layout 2 holds format 1, store/level/keys.ts).
  */
 
 /** The version of the shapes below. */

@@ -1,0 +1,95 @@
+import {
+  type Fact,
+  Limits,
+  type MemoryAdd,
+  type MemoryList,
+  type ParamsOf,
+  type ResultOf,
+} from '@memoryd/protocol';
+import { DaemonError, DaemonErrorCodes } from '../../errors.js';
+import { type AgentStats, type StoredFact, decodeFact, encodeFact } from './codec.js';
+import { type StoreContext, guard } from './context.js';
+import { readWhole } from './count-check.js';
+import { DedupEdits } from './dedup.js';
+import { IndexEdits } from './index-edits.js';
+import { agentRange, recordKey, splitKey } from './keys.js';
+import { contentHash } from '../rules/dedupe-key.js';
+import { WriteBatch, commit } from './stats.js';
+
+import { toFact } from '../rules/records.js';
+
+export { toFact };
+
+/** Reads a current fact, or undefined when `id` is not current. */
+export async function readCurrentFact(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact | undefined> {
+  const text = await guard(`read fact ${id}`, () => ctx.subs.fact.get(recordKey(agentId, id)));
+  return text === undefined ? undefined : decodeFact(`fact ${id} of agent ${agentId}`, text, id);
+}
+
+/** Reads a past (superseded or deleted) version, or undefined. */
+export async function readPastFact(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact | undefined> {
+  const text = await guard(`read fact ${id}`, () => ctx.subs.hist.get(recordKey(agentId, id)));
+  return text === undefined ? undefined : decodeFact(`fact version ${id} of agent ${agentId}`, text, id);
+}
+
+/**
+ * Reads a fact the dedup index lists as current. The entry and the fact
+ * are written in one batch, so a listed fact that is not current means a
+ * damaged store: reported, never papered over.
+ */
+export async function readClaimant(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact> {
+  const fact = await readCurrentFact(ctx, agentId, id);
+  if (fact === undefined) {
+    throw new DaemonError(DaemonErrorCodes.Storage, `dedup entry of agent ${agentId} lists fact ${id}, which is not current`);
+  }
+  return fact;
+}
+
+/** `memory.add`: stores a fact unless the agent already holds its text. */
+export async function addFact(ctx: StoreContext, p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>> {
+  const hash = contentHash(p.content);
+  // Under the agent's lock, so two concurrent adds of one text make one fact.
+  return ctx.lock.run([p.agentId], async () => {
+    const dedup = new DedupEdits(ctx);
+    const [holder] = await dedup.claimants(p.agentId, hash);
+    if (holder !== undefined) {
+      const existing = await readClaimant(ctx, p.agentId, holder);
+      return { factId: existing.id, createdAt: existing.createdAt, duplicate: true as const };
+    }
+    const { id, createdAt } = ctx.newId();
+    const fact: StoredFact = { id, content: p.content, createdAt };
+    if (p.tags !== undefined) fact.tags = p.tags;
+    const batch = new WriteBatch();
+    batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(fact));
+    await dedup.add(p.agentId, hash, id);
+    dedup.flush(batch);
+    const index = new IndexEdits(batch);
+    index.add(p.agentId, fact);
+    await commit(ctx, batch, `add fact for agent ${p.agentId}`);
+    return { factId: id, createdAt };
+  });
+}
+
+/** Decodes one `fact` sublevel entry read by a range scan. */
+function decodeCurrentEntry(key: string, text: string): StoredFact {
+  const { agentId, rest: id } = splitKey(key);
+  return decodeFact(`fact ${id} of agent ${agentId}`, text, id);
+}
+
+/**
+ * `memory.list`: current facts, oldest first, a page at a time. A first
+ * page that holds all of them is checked against the agent's counters
+ * (store/level/count-check.ts).
+ */
+export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
+  const limit = p.limit ?? Limits.limitDefault;
+  const range = agentRange(p.agentId, p.after);
+  // One more than asked tells whether a next page exists.
+  const check = { agentId: p.agentId, fromStart: p.after === undefined, asked: limit + 1, what: 'current facts listed', count: (s: AgentStats) => s.facts };
+  const entries = await readWhole(ctx, check, (options) =>
+    guard(`list facts of agent ${p.agentId}`, () => ctx.subs.fact.iterator({ ...range, ...options, limit: limit + 1 }).all()),
+  );
+  const facts = entries.slice(0, limit).map(([key, text]) => toFact(decodeCurrentEntry(key, text)));
+  const last = facts[facts.length - 1];
+  return entries.length > limit && last !== undefined ? { facts, next: last.id } : { facts };
+}

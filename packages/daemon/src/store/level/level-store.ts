@@ -1,0 +1,122 @@
+import type {
+  AdminExport,
+  AdminImport,
+  AgentList,
+  CheckpointList,
+  CheckpointResume,
+  CheckpointSave,
+  MemoryAdd,
+  MemoryList,
+  MemoryReflect,
+  MemorySearch,
+  ParamsOf,
+  ResultOf,
+} from '@memoryd/protocol';
+import { storageError } from '../../errors.js';
+import { listCheckpoints, resumeCheckpoint, saveCheckpoint } from './checkpoints.js';
+import { type StoreContext, guard } from './context.js';
+import { ExportCursors } from './export-cursors.js';
+import { addFact, listFacts } from './facts.js';
+import { importRecords } from './import.js';
+import type { MemoryStore, StoreCounts } from '../memory-store.js';
+import { reflect } from './reflect.js';
+import { searchFacts } from './search.js';
+import { counts, listAgents } from './stats.js';
+
+/**
+ * The MemoryStore on LevelDB. Each method lives in its own module; this
+ * class tracks writes in progress so that close() can wait for them, and
+ * refuses new writes once closing has begun.
+ */
+export class LevelMemoryStore implements MemoryStore {
+  readonly #ctx: StoreContext;
+  readonly #cursors: ExportCursors;
+  readonly #writes = new Set<Promise<unknown>>();
+  #closed: Promise<void> | undefined;
+
+  constructor(ctx: StoreContext, exportCursorTtlMs: number) {
+    this.#ctx = ctx;
+    this.#cursors = new ExportCursors(ctx, exportCursorTtlMs);
+  }
+
+  addFact(p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>> {
+    return this.#write(() => addFact(this.#ctx, p));
+  }
+
+  searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>> {
+    return searchFacts(this.#ctx, p);
+  }
+
+  listFacts(p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
+    return listFacts(this.#ctx, p);
+  }
+
+  reflect(p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>> {
+    return this.#write(() => reflect(this.#ctx, p));
+  }
+
+  saveCheckpoint(p: ParamsOf<typeof CheckpointSave>): Promise<ResultOf<typeof CheckpointSave>> {
+    return this.#write(() => saveCheckpoint(this.#ctx, p));
+  }
+
+  resumeCheckpoint(p: ParamsOf<typeof CheckpointResume>): Promise<ResultOf<typeof CheckpointResume>> {
+    return resumeCheckpoint(this.#ctx, p);
+  }
+
+  listCheckpoints(p: ParamsOf<typeof CheckpointList>): Promise<ResultOf<typeof CheckpointList>> {
+    return listCheckpoints(this.#ctx, p);
+  }
+
+  listAgents(_p: ParamsOf<typeof AgentList>): Promise<ResultOf<typeof AgentList>> {
+    return listAgents(this.#ctx);
+  }
+
+  exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>> {
+    if (this.#closed !== undefined) return Promise.reject(closedError());
+    return this.#cursors.page(p);
+  }
+
+  importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>> {
+    return this.#write(() => importRecords(this.#ctx, p));
+  }
+
+  async counts(): Promise<StoreCounts> {
+    return counts(this.#ctx);
+  }
+
+  health(): string {
+    const cause = this.#ctx.writer.failureCause;
+    return cause === undefined ? 'ok' : `read-only: ${cause}`;
+  }
+
+  searchMemory(): { agents: number; postings: number; bytes: number } {
+    return this.#ctx.search.stats();
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
+    // Writes already started finish (and are acknowledged) before LevelDB
+    // closes; their own failures belong to their callers.
+    await Promise.allSettled([...this.#writes]);
+    await this.#cursors.close();
+    await this.#ctx.search.close();
+    await guard('close the store', () => this.#ctx.db.close());
+  }
+
+  #write<T>(op: () => Promise<T>): Promise<T> {
+    if (this.#closed !== undefined) return Promise.reject(closedError());
+    const running = op();
+    this.#writes.add(running);
+    const forget = () => this.#writes.delete(running);
+    running.then(forget, forget);
+    return running;
+  }
+}
+
+function closedError() {
+  return storageError('the store is closing', new Error('no new writes are accepted after close()'));
+}
