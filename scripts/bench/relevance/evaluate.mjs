@@ -9,8 +9,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { freshSchema } from '../pg-schema.mjs';
 import { DAEMON_VERSION, openPostgresStore, openStore, silentLogger } from '@memoryd/daemon';
 
 /** The relevance set shipped with the repo. */
@@ -80,19 +79,9 @@ function summarize(rows) {
  * @returns {Promise<{store: import('@memoryd/daemon').MemoryStore, drop: () => Promise<void>}>}
  */
 async function freshPostgresStore() {
-  const schema = `memoryd_quality_${randomBytes(6).toString('hex')}`;
-  const admin = async (sql) => {
-    const c = new pg.Client();
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
-  await admin(`CREATE SCHEMA ${schema}`);
+  const { schema, drop } = await freshSchema('memoryd_quality');
   const store = await openPostgresStore({ connection: { options: `-c search_path=${schema}` }, daemonVersion: DAEMON_VERSION, logger: silentLogger });
-  return { store, drop: () => admin(`DROP SCHEMA ${schema} CASCADE`) };
+  return { store, drop };
 }
 
 /**

@@ -5,11 +5,10 @@
 // DaemonClient from the timing process, one in flight, every search from
 // the first after the load, then as many daemon.hello round trips.
 
-import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { connect } from '../ndjson-client.mjs';
+import { freshSchema } from '../pg-schema.mjs';
 import { SEARCHED_AGENT, importBatches } from './dataset.mjs';
 import { importAll, shutdownDaemon, startDaemon, startSearchTimer } from './memoryd.mjs';
 import { drawQueries } from './queries.mjs';
@@ -24,17 +23,6 @@ export function postgresMissing() {
     : undefined;
 }
 
-/** @param {string} sql */
-async function admin(sql) {
-  const c = new pg.Client();
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
 /**
  * Loads `scale` into a fresh PostgreSQL daemon and times the searches.
  * @param {import('./dataset.mjs').Scale} scale
@@ -44,8 +32,7 @@ async function admin(sql) {
  */
 export async function runPostgres(scale, opts, root, progress) {
   const say = (line) => progress(`${scale.name} (postgres): ${line}`);
-  const schema = `memoryd_bench_${randomBytes(6).toString('hex')}`;
-  await admin(`CREATE SCHEMA ${schema}`);
+  const { schema, drop } = await freshSchema('memoryd_bench');
   const dir = path.join(root, `${scale.name}-postgres`);
   const socketPath = path.join(dir, 'memoryd.sock');
   try {
@@ -83,6 +70,6 @@ export async function runPostgres(scale, opts, root, progress) {
       await shutdownDaemon(client, child);
     }
   } finally {
-    await admin(`DROP SCHEMA ${schema} CASCADE`);
+    await drop();
   }
 }
