@@ -146,9 +146,13 @@ export class PostgresMemoryStore implements MemoryStore {
     if (query === undefined) return { facts: [] };
     const what = `search the facts of agent ${p.agentId}`;
     const limit = p.limit ?? Limits.limitDefault;
+    // ts_rank, not ts_rank_cd: PostgreSQL ranks every fact that matches a
+    // word, and at 100,000 facts cover density took a p99 of 161-164 ms
+    // against 99-111 for ts_rank, with the same recall@5 (0.930) on the
+    // relevance set and a higher MRR (0.922 against 0.916).
     let rows = await this.#query<FactRow & { score: number }>(
       what,
-      `SELECT ${FACT_COLUMNS}, ts_rank_cd(tsv, q) AS score
+      `SELECT ${FACT_COLUMNS}, ts_rank(tsv, q) AS score
          FROM facts, to_tsquery('english', memoryd_unaccent($2)) AS q
         WHERE agent_id = $1 AND dedup_key IS NOT NULL AND tsv @@ q
         ORDER BY score DESC, id DESC
@@ -162,7 +166,7 @@ export class PostgresMemoryStore implements MemoryStore {
       if (words?.n === 0) {
         rows = await this.#query<FactRow & { score: number }>(
           what,
-          `SELECT ${FACT_COLUMNS}, ts_rank_cd(v, q) AS score
+          `SELECT ${FACT_COLUMNS}, ts_rank(v, q) AS score
              FROM facts, to_tsvector('simple', memoryd_search_text(content, tags)) AS v, to_tsquery('simple', memoryd_unaccent($2)) AS q
             WHERE agent_id = $1 AND dedup_key IS NOT NULL AND v @@ q
             ORDER BY score DESC, id DESC
