@@ -53,3 +53,8 @@ export interface MemoryStore {
   /** Waits for writes in progress, closes export cursors, closes LevelDB. */
   close(): Promise<void>;
 }
+
+/** The params of a MemoryStore method. */
+export type StoreParams<K extends keyof MemoryStore> = Parameters<MemoryStore[K]>[0];
+/** What a MemoryStore method returns. */
+export type StoreResult<K extends keyof MemoryStore> = ReturnType<MemoryStore[K]>;

@@ -1,4 +1,6 @@
-import { type Static, Type } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { validate } from '@memoryd/protocol';
+import { decodeError } from '../errors.js';
 
 /*
  * The records a store keeps, as schemas of their own: every backend
@@ -67,3 +69,10 @@ export type AgentStats = Static<typeof AgentStats>;
 
 /** The current facts holding one normalised text (normally exactly one), oldest claim first. */
 export const DedupClaimants = Type.Array(StoredId, { minItems: 1 });
+
+/** `value` as a record of `schema`, for any backend; a decode error for `what` when it is not one. */
+export function checkStored<T extends TSchema>(schema: T, what: string, value: unknown): Static<T> {
+  const checked = validate(schema, value, 'value');
+  if (!checked.ok) throw decodeError(what, new Error(`${checked.error.field}: ${checked.error.reason}`));
+  return checked.value;
+}

@@ -1,7 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { validate } from '@memoryd/protocol';
 import { decodeError } from '../../errors.js';
-import { AgentStats, DedupClaimants, StoredCheckpoint, StoredFact } from '../stored-records.js';
+import { AgentStats, DedupClaimants, StoredCheckpoint, StoredFact, checkStored } from '../stored-records.js';
 
 export { AgentStats, StoredCheckpoint, StoredFact } from '../stored-records.js';
 
@@ -19,9 +18,7 @@ function decode<T extends TSchema>(schema: T, what: string, text: string): Stati
   } catch (err) {
     throw decodeError(what, err);
   }
-  const checked = validate(schema, value, 'value');
-  if (!checked.ok) throw decodeError(what, new Error(`${checked.error.field}: ${checked.error.reason}`));
-  return checked.value;
+  return checkStored(schema, what, value);
 }
 
 /** Decodes a fact version; its id must be the one in its key. */

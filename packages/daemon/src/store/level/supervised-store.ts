@@ -3,14 +3,9 @@ import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../../er
 import { readOnly } from './group-commit.js';
 import { type StoreProblem, inspectStoreFiles } from './level-files/inspect.js';
 import type { LevelMemoryStore } from './level-store.js';
-import type { MemoryStore, StoreCounts } from '../memory-store.js';
+import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
 import { type OpenStoreOptions, openLevelStore } from './open-store.js';
 import { clearProbe, probeSpace } from './space-probe.js';
-
-/** The params of a MemoryStore method. */
-type Params<K extends keyof MemoryStore> = Parameters<MemoryStore[K]>[0];
-/** What a MemoryStore method returns. */
-type Result<K extends keyof MemoryStore> = ReturnType<MemoryStore[K]>;
 
 /** First wait before a reopen is tried after a failed write; it doubles up to {@link MAX_RETRY_MS}. */
 const FIRST_RETRY_MS = 100;

@@ -1,6 +1,5 @@
-import { validate } from '@memoryd/protocol';
 import { decodeError } from '../../errors.js';
-import { StoredCheckpoint, StoredFact } from '../stored-records.js';
+import { StoredCheckpoint, StoredFact, checkStored } from '../stored-records.js';
 
 /*
  * Rows of the PostgreSQL tables (pg-schema.ts) as the stored records of
@@ -40,9 +39,7 @@ export function storedFactOfRow(row: FactRow): StoredFact {
   if (row.updated_at !== null) fact['updatedAt'] = row.updated_at;
   if (row.superseded_by !== null) fact['supersededBy'] = row.superseded_by;
   if (row.deleted_at !== null) fact['deletedAt'] = row.deleted_at;
-  const checked = validate(StoredFact, fact, 'row');
-  if (!checked.ok) throw decodeError(`fact ${row.id} of agent ${row.agent_id}`, new Error(`${checked.error.field}: ${checked.error.reason}`));
-  return checked.value;
+  return checkStored(StoredFact, `fact ${row.id} of agent ${row.agent_id}`, fact);
 }
 
 /** A checkpoint row as its stored checkpoint (its state parsed). */
@@ -56,7 +53,5 @@ export function storedCheckpointOfRow(row: CheckpointRow): StoredCheckpoint {
   }
   const checkpoint: Record<string, unknown> = { id: row.id, createdAt: row.created_at, state };
   if (row.message_count !== null) checkpoint['messageCount'] = row.message_count;
-  const checked = validate(StoredCheckpoint, checkpoint, 'row');
-  if (!checked.ok) throw decodeError(what, new Error(`${checked.error.field}: ${checked.error.reason}`));
-  return checked.value;
+  return checkStored(StoredCheckpoint, what, checkpoint);
 }

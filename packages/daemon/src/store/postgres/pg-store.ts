@@ -1,28 +1,14 @@
-import {
-  type AdminExport,
-  type AdminImport,
-  type AgentList,
-  type CheckpointList,
-  type CheckpointResume,
-  type CheckpointSave,
-  Limits,
-  type MemoryAdd,
-  type MemoryList,
-  type MemoryReflect,
-  type MemorySearch,
-  type ParamsOf,
-  type ResultOf,
-} from '@memoryd/protocol';
+import { Limits } from '@memoryd/protocol';
 import pg from 'pg';
 import { DaemonError, notFound, storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { idSource } from '../ids.js';
-import type { MemoryStore, StoreCounts } from '../memory-store.js';
+import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { deletedVersion, isCurrent, nextVersion, notCurrentError, supersededVersion, updateContent } from '../rules/fact-versions.js';
 import { checkImportRecords, planImport, storedCheckpointOf, storedFactOf } from '../rules/import-rules.js';
 import { toFact } from '../rules/records.js';
-import type { StoredFact } from '../stored-records.js';
+import type { StoredCheckpoint, StoredFact } from '../stored-records.js';
 import { PgExports } from './pg-export.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 import { migrate } from './pg-schema.js';
@@ -39,7 +25,28 @@ export interface PostgresStoreOptions {
   exportCursorTtlMs?: number;
 }
 
-type Params<M extends keyof MemoryStore> = MemoryStore[M] extends (p: infer P) => unknown ? P : never;
+/** A fact version's row, in the columns of {@link INSERT_FACT}: `dedupKey` set while it is current. */
+const INSERT_FACT = `INSERT INTO facts (agent_id, id, content, tags, created_at, updated_at, superseded_by, deleted_at, dedup_key)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+function factValues(agentId: string, f: StoredFact, dedupKey: string | null): unknown[] {
+  return [agentId, f.id, f.content, f.tags ?? null, f.createdAt, f.updatedAt ?? null, f.supersededBy ?? null, f.deletedAt ?? null, dedupKey];
+}
+
+/** A checkpoint's row; its state as JSON text (kept as saved). */
+const INSERT_CHECKPOINT = 'INSERT INTO checkpoints (agent_id, id, created_at, state, message_count) VALUES ($1, $2, $3, $4, $5)';
+function checkpointValues(agentId: string, c: StoredCheckpoint): unknown[] {
+  return [agentId, c.id, c.createdAt, JSON.stringify(c.state), c.messageCount ?? null];
+}
+
+/**
+ * Claims a normalised text for fact `factId` unless another current fact
+ * holds it (waiting for a transaction claiming it at the same time);
+ * true when this one now holds it.
+ */
+async function claimText(client: pg.PoolClient, agentId: string, dedupKey: string, factId: string): Promise<boolean> {
+  const claimed = await client.query('INSERT INTO dedup_claims (agent_id, dedup_key, fact_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [agentId, dedupKey, factId]);
+  return claimed.rowCount === 1;
+}
 
 /** A pg error that is a unique violation (23505). */
 function isUniqueViolation(err: unknown): boolean {
@@ -76,14 +83,14 @@ export class PostgresMemoryStore implements MemoryStore {
     return new PostgresMemoryStore(pool, options);
   }
 
-  /** Runs `work` in one transaction (READ COMMITTED), retried once on a serialization failure. */
+  /** Runs `work` in one transaction (READ COMMITTED). */
   async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (this.#closed !== undefined) throw storageError(what, new Error('the store is closed'));
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
     } catch (err) {
-      throw this.#failed(what, err);
+      throw storageError(what, err);
     }
     try {
       await client.query('BEGIN');
@@ -92,7 +99,7 @@ export class PostgresMemoryStore implements MemoryStore {
       return result;
     } catch (err) {
       await client.query('ROLLBACK').catch(() => undefined);
-      throw err instanceof DaemonError ? err : this.#failed(what, err);
+      throw err instanceof DaemonError ? err : storageError(what, err);
     } finally {
       client.release();
     }
@@ -105,25 +112,15 @@ export class PostgresMemoryStore implements MemoryStore {
       const { rows } = await this.#pool.query<R>(sql, values);
       return rows;
     } catch (err) {
-      throw this.#failed(what, err);
+      throw storageError(what, err);
     }
   }
 
-  #failed(what: string, err: unknown): DaemonError {
-    return storageError(what, err);
-  }
-
-  async addFact(p: Params<'addFact'>): Promise<ResultOf<typeof MemoryAdd>> {
+  async addFact(p: Params<'addFact'>): Result<'addFact'> {
     const key = contentHash(p.content);
     return this.#transaction(`add a fact of agent ${p.agentId}`, async (client) => {
       const { id, createdAt } = this.#newId();
-      // Waits for another transaction claiming the same text, then sees its claim.
-      const claimed = await client.query('INSERT INTO dedup_claims (agent_id, dedup_key, fact_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING fact_id', [
-        p.agentId,
-        key,
-        id,
-      ]);
-      if (claimed.rowCount === 0) {
+      if (!(await claimText(client, p.agentId, key, id))) {
         const held = await client.query<{ id: string; created_at: string }>(
           `SELECT f.id, f.created_at FROM dedup_claims c JOIN facts f ON f.agent_id = c.agent_id AND f.id = c.fact_id
             WHERE c.agent_id = $1 AND c.dedup_key = $2`,
@@ -133,15 +130,14 @@ export class PostgresMemoryStore implements MemoryStore {
         if (holder === undefined) throw storageError(`add a fact of agent ${p.agentId}`, new Error('a dedup claim names no fact'));
         return { factId: holder.id, createdAt: holder.created_at, duplicate: true as const };
       }
-      await client.query(
-        'INSERT INTO facts (agent_id, id, content, tags, created_at, dedup_key) VALUES ($1, $2, $3, $4, $5, $6)',
-        [p.agentId, id, p.content, p.tags ?? null, createdAt, key],
-      );
+      const fact: StoredFact = { id, content: p.content, createdAt };
+      if (p.tags !== undefined) fact.tags = p.tags;
+      await client.query(INSERT_FACT, factValues(p.agentId, fact, key));
       return { factId: id, createdAt };
     });
   }
 
-  async searchFacts(p: Params<'searchFacts'>): Promise<ResultOf<typeof MemorySearch>> {
+  async searchFacts(p: Params<'searchFacts'>): Result<'searchFacts'> {
     const query = searchQuery(p.query);
     if (query === undefined) return { facts: [] };
     const what = `search the facts of agent ${p.agentId}`;
@@ -178,7 +174,7 @@ export class PostgresMemoryStore implements MemoryStore {
     return { facts: rows.map((row) => toFact(storedFactOfRow(row), row.score)) };
   }
 
-  async listFacts(p: Params<'listFacts'>): Promise<ResultOf<typeof MemoryList>> {
+  async listFacts(p: Params<'listFacts'>): Result<'listFacts'> {
     const limit = p.limit ?? Limits.limitDefault;
     const rows = await this.#query<FactRow>(
       `list the facts of agent ${p.agentId}`,
@@ -191,7 +187,7 @@ export class PostgresMemoryStore implements MemoryStore {
     return rows.length > limit ? { facts, next: facts[facts.length - 1]!.id } : { facts };
   }
 
-  async reflect(p: Params<'reflect'>): Promise<ResultOf<typeof MemoryReflect>> {
+  async reflect(p: Params<'reflect'>): Result<'reflect'> {
     const content = updateContent(p.action, p.content);
     return this.#transaction(`${p.action} fact ${p.factId} of agent ${p.agentId}`, async (client) => {
       const found = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = $2 FOR UPDATE`, [p.agentId, p.factId]);
@@ -214,15 +210,8 @@ export class PostgresMemoryStore implements MemoryStore {
       const { id, createdAt } = this.#newId();
       await this.#retire(client, p.agentId, old, supersededVersion(old, id, createdAt));
       const next = nextVersion(old, id, content, createdAt);
-      await client.query('INSERT INTO facts (agent_id, id, content, tags, created_at, dedup_key) VALUES ($1, $2, $3, $4, $5, $6)', [
-        p.agentId,
-        next.id,
-        next.content,
-        next.tags ?? null,
-        next.createdAt,
-        key,
-      ]);
-      await client.query('INSERT INTO dedup_claims (agent_id, dedup_key, fact_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [p.agentId, key, next.id]);
+      await client.query(INSERT_FACT, factValues(p.agentId, next, key));
+      await claimText(client, p.agentId, key, next.id);
       return { action: 'update' as const, factId: old.id, supersededBy: next.id };
     });
   }
@@ -247,19 +236,15 @@ export class PostgresMemoryStore implements MemoryStore {
     else await client.query('UPDATE dedup_claims SET fact_id = $4 WHERE agent_id = $1 AND dedup_key = $2 AND fact_id = $3', [agentId, key, old.id, heir]);
   }
 
-  async saveCheckpoint(p: Params<'saveCheckpoint'>): Promise<ResultOf<typeof CheckpointSave>> {
+  async saveCheckpoint(p: Params<'saveCheckpoint'>): Result<'saveCheckpoint'> {
     const { id, createdAt } = this.#newId();
-    await this.#query(`save a checkpoint of agent ${p.agentId}`, 'INSERT INTO checkpoints (agent_id, id, created_at, state, message_count) VALUES ($1, $2, $3, $4, $5)', [
-      p.agentId,
-      id,
-      createdAt,
-      JSON.stringify(p.state),
-      p.messageCount ?? null,
-    ]);
+    const checkpoint: StoredCheckpoint = { id, createdAt, state: p.state };
+    if (p.messageCount !== undefined) checkpoint.messageCount = p.messageCount;
+    await this.#query(`save a checkpoint of agent ${p.agentId}`, INSERT_CHECKPOINT, checkpointValues(p.agentId, checkpoint));
     return { checkpointId: id, createdAt };
   }
 
-  async resumeCheckpoint(p: Params<'resumeCheckpoint'>): Promise<ResultOf<typeof CheckpointResume>> {
+  async resumeCheckpoint(p: Params<'resumeCheckpoint'>): Result<'resumeCheckpoint'> {
     const rows =
       p.checkpointId === undefined
         ? await this.#query<CheckpointRow>(`resume the latest checkpoint of agent ${p.agentId}`, 'SELECT * FROM checkpoints WHERE agent_id = $1 ORDER BY id DESC LIMIT 1', [p.agentId])
@@ -272,7 +257,7 @@ export class PostgresMemoryStore implements MemoryStore {
     return { checkpoint: storedCheckpointOfRow(row) };
   }
 
-  async listCheckpoints(p: Params<'listCheckpoints'>): Promise<ResultOf<typeof CheckpointList>> {
+  async listCheckpoints(p: Params<'listCheckpoints'>): Result<'listCheckpoints'> {
     const limit = p.limit ?? Limits.limitDefault;
     const rows = await this.#query<Omit<CheckpointRow, 'state'>>(
       `list the checkpoints of agent ${p.agentId}`,
@@ -286,7 +271,7 @@ export class PostgresMemoryStore implements MemoryStore {
     return rows.length > limit ? { checkpoints, next: checkpoints[checkpoints.length - 1]!.id } : { checkpoints };
   }
 
-  async listAgents(_p: ParamsOf<typeof AgentList>): Promise<ResultOf<typeof AgentList>> {
+  async listAgents(_p: Params<'listAgents'>): Result<'listAgents'> {
     const rows = await this.#query<{ agent_id: string; facts: string; checkpoints: string }>(
       'list the agents',
       `SELECT agent_id, sum(facts) AS facts, sum(checkpoints) AS checkpoints FROM (
@@ -299,12 +284,12 @@ export class PostgresMemoryStore implements MemoryStore {
     return { agents: rows.map((r) => ({ agentId: r.agent_id, facts: Number(r.facts), checkpoints: Number(r.checkpoints) })) };
   }
 
-  exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>> {
+  exportPage(p: Params<'exportPage'>): Result<'exportPage'> {
     if (this.#closed !== undefined) return Promise.reject(storageError('export', new Error('the store is closed')));
     return this.#exports.page(p);
   }
 
-  async importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>> {
+  async importRecords(p: Params<'importRecords'>): Result<'importRecords'> {
     const { valid, rejected } = checkImportRecords(p.records);
     if (valid.length === 0) return { imported: 0, skipped: 0, rejected };
     return this.#transaction(`import ${valid.length} records`, async (client) => {
@@ -325,25 +310,14 @@ export class PostgresMemoryStore implements MemoryStore {
       );
       for (const r of store) {
         if (r.type === 'checkpoint') {
-          const c = storedCheckpointOf(r);
-          await client.query('INSERT INTO checkpoints (agent_id, id, created_at, state, message_count) VALUES ($1, $2, $3, $4, $5)', [
-            r.agentId,
-            c.id,
-            c.createdAt,
-            JSON.stringify(c.state),
-            c.messageCount ?? null,
-          ]);
+          await client.query(INSERT_CHECKPOINT, checkpointValues(r.agentId, storedCheckpointOf(r)));
           continue;
         }
         const f = storedFactOf(r);
         const key = isCurrent(f) ? contentHash(f.content) : null;
-        await client.query(
-          `INSERT INTO facts (agent_id, id, content, tags, created_at, updated_at, superseded_by, deleted_at, dedup_key)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [r.agentId, f.id, f.content, f.tags ?? null, f.createdAt, f.updatedAt ?? null, f.supersededBy ?? null, f.deletedAt ?? null, key],
-        );
+        await client.query(INSERT_FACT, factValues(r.agentId, f, key));
         // A second current fact of the same text keeps the first one's claim.
-        if (key !== null) await client.query('INSERT INTO dedup_claims (agent_id, dedup_key, fact_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [r.agentId, key, f.id]);
+        if (key !== null) await claimText(client, r.agentId, key, f.id);
       }
       return { imported: store.length, skipped, rejected };
     }).catch((err: unknown) => {
