@@ -1,24 +1,10 @@
-import type {
-  AdminExport,
-  AdminImport,
-  AgentList,
-  CheckpointList,
-  CheckpointResume,
-  CheckpointSave,
-  MemoryAdd,
-  MemoryList,
-  MemoryReflect,
-  MemorySearch,
-  ParamsOf,
-  ResultOf,
-} from '@memoryd/protocol';
 import { storageError } from '../../errors.js';
 import { listCheckpoints, resumeCheckpoint, saveCheckpoint } from './checkpoints.js';
 import { type StoreContext, guard } from './context.js';
 import { ExportCursors } from './export-cursors.js';
 import { addFact, listFacts } from './facts.js';
 import { importRecords } from './import.js';
-import type { MemoryStore, StoreCounts } from '../memory-store.js';
+import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
 import { reflect } from './reflect.js';
 import { searchFacts } from './search.js';
 import { counts, listAgents } from './stats.js';
@@ -39,44 +25,44 @@ export class LevelMemoryStore implements MemoryStore {
     this.#cursors = new ExportCursors(ctx, exportCursorTtlMs);
   }
 
-  addFact(p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>> {
+  addFact(p: Params<'addFact'>): Result<'addFact'> {
     return this.#write(() => addFact(this.#ctx, p));
   }
 
-  searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>> {
+  searchFacts(p: Params<'searchFacts'>): Result<'searchFacts'> {
     return searchFacts(this.#ctx, p);
   }
 
-  listFacts(p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
+  listFacts(p: Params<'listFacts'>): Result<'listFacts'> {
     return listFacts(this.#ctx, p);
   }
 
-  reflect(p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>> {
+  reflect(p: Params<'reflect'>): Result<'reflect'> {
     return this.#write(() => reflect(this.#ctx, p));
   }
 
-  saveCheckpoint(p: ParamsOf<typeof CheckpointSave>): Promise<ResultOf<typeof CheckpointSave>> {
+  saveCheckpoint(p: Params<'saveCheckpoint'>): Result<'saveCheckpoint'> {
     return this.#write(() => saveCheckpoint(this.#ctx, p));
   }
 
-  resumeCheckpoint(p: ParamsOf<typeof CheckpointResume>): Promise<ResultOf<typeof CheckpointResume>> {
+  resumeCheckpoint(p: Params<'resumeCheckpoint'>): Result<'resumeCheckpoint'> {
     return resumeCheckpoint(this.#ctx, p);
   }
 
-  listCheckpoints(p: ParamsOf<typeof CheckpointList>): Promise<ResultOf<typeof CheckpointList>> {
+  listCheckpoints(p: Params<'listCheckpoints'>): Result<'listCheckpoints'> {
     return listCheckpoints(this.#ctx, p);
   }
 
-  listAgents(_p: ParamsOf<typeof AgentList>): Promise<ResultOf<typeof AgentList>> {
+  listAgents(_p: Params<'listAgents'>): Result<'listAgents'> {
     return listAgents(this.#ctx);
   }
 
-  exportPage(p: ParamsOf<typeof AdminExport>): Promise<ResultOf<typeof AdminExport>> {
+  exportPage(p: Params<'exportPage'>): Result<'exportPage'> {
     if (this.#closed !== undefined) return Promise.reject(closedError());
     return this.#cursors.page(p);
   }
 
-  importRecords(p: ParamsOf<typeof AdminImport>): Promise<ResultOf<typeof AdminImport>> {
+  importRecords(p: Params<'importRecords'>): Result<'importRecords'> {
     return this.#write(() => importRecords(this.#ctx, p));
   }
 
