@@ -1,10 +1,13 @@
 // The transport floor: a raw NDJSON server on a Unix socket that does only
 // what any JSON-RPC server must (split lines, parse each, serialise an
 // answer carrying the request's id) and nothing a daemon adds (validation,
-// storage). Its answer has the shape and size of a memory.add result, so
-// the bytes on the wire match what the daemon sends.
+// storage, search). Its answers have the shape and size of the daemon's, so
+// the bytes on the wire match: a memory.add result by default, a fixed
+// memory.search result of 10 facts (about what a search of the bench's
+// corpora returns) to memory.search, and a daemon.hello result that
+// @memoryd/client's DaemonClient accepts when PROTOCOL_VERSION is given.
 //
-// Usage: node echo-server.mjs SOCKET_PATH
+// Usage: node echo-server.mjs SOCKET_PATH [PROTOCOL_VERSION]
 // Prints "ready" on stdout once listening; exits 0 on SIGTERM or SIGINT.
 
 import fs from 'node:fs';
@@ -20,9 +23,26 @@ if (socketPath === undefined) {
 // timestamp with milliseconds.
 const RESULT = { factId: '01HZX3Q4M6V8B0C2D4E6F8G0H2', createdAt: '2025-01-01T00:00:00.000Z' };
 
+const protocolVersion = Number(process.argv[3] ?? 1);
+const startedAt = new Date().toISOString();
+const HELLO = { daemonVersion: 'echo', protocolVersion, capabilities: [], pid: process.pid, startedAt };
+
+/** Ten facts of a search answer: ids, 14 words of content, a score each. */
+const SEARCH = {
+  facts: Array.from({ length: 10 }, (_, i) => ({
+    id: `01HZX3Q4M6V8B0C2D4E6F8G0${String(10 + i)}`,
+    content: 'brailox quenda shoutrick plaiven drou stiamor klepax vouth grindle sabou trealim fouck zantheon pliv',
+    tags: [],
+    createdAt: '2025-01-01T00:00:00.000Z',
+    score: 7.25 - i / 10,
+  })),
+};
+
 /** @param {any} request */
 function answer(request) {
-  return { jsonrpc: '2.0', id: request?.id ?? null, result: RESULT };
+  const method = request?.method;
+  const result = method === 'daemon.hello' ? HELLO : method === 'memory.search' ? SEARCH : RESULT;
+  return { jsonrpc: '2.0', id: request?.id ?? null, result };
 }
 
 const server = net.createServer((socket) => {

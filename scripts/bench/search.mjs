@@ -1,116 +1,107 @@
-// `npm run bench:search`: memoryd's search at 10,000, 100,000 and 1,000,000
-// facts (issue 4): load time, store size, daemon RSS, cold start to the
-// first answered search, and search latency through the socket, next to
-// @modelcontextprotocol/server-memory's search_nodes on the same texts and
-// queries; then issue 4's targets. Progress goes to stderr; the report (or,
-// with --json, one JSON document) to stdout.
+// `npm run bench:search`: memoryd's search and import measured as ratios,
+// in one run, beside the peer a user would pick instead (an SQLite FTS5
+// index behind the same socket protocol) and the transport's floor (an
+// echo server), and beside other memoryd builds or variants for A/B runs
+// of one mechanism. Progress goes to stderr; the report (or, with --json,
+// one JSON document) to stdout.
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_BUSY_POLL_US as DEFAULT_CLIENT_BUSY_POLL_US } from '@memoryd/client';
+import { PROTOCOL_VERSION } from '@memoryd/protocol';
 import { assertDaemonBuilt, cleanupSync, makeTempDir } from './children.mjs';
-import { SCALES, SEARCHED_AGENT } from './search/dataset.mjs';
-import { formatReport, judge } from './search/report.mjs';
-import { buildFingerprint } from './search/memoryd.mjs';
-import { postgresMissing, runPostgres } from './search/postgres.mjs';
-import { runMemoryd } from './search/run-scale.mjs';
+import { SCALES } from './search/dataset.mjs';
+import { formatReport } from './search/report.mjs';
+import { runScale } from './search/run-scale.mjs';
+import { makeServers, startSearchTimer } from './search/subjects.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SCALE_NAMES = Object.keys(SCALES);
+const DEFAULT_SCALES = ['zipf-100k', 'zipf-1m'];
 
-const HELP = `usage: node scripts/bench/search.mjs [--scales LIST] [--queries N] [--warmup N] [--limit N]
-       [--seed N] [--in-flight N] [--cold-starts N] [--server-memory-100k] [--no-server-memory]
-       [--load-budget S] [--search-budget S] [--blocks N] [--client-busy-poll-us N] [--keep] [--json] [--check]
+const HELP = `usage: node scripts/bench/search.mjs [--scales LIST] [--runs N] [--queries N] [--restart-queries N]
+       [--limit N] [--seed N] [--in-flight N] [--baseline DIR] [--memoryd JSON]... [--postgres]
+       [--no-fts5] [--no-echo] [--keep] [--json]
 
-Benchmarks memory.search at five scales, each on its own fresh data dir:
+Measures memory.search and admin.import of memoryd as ratios, in one run,
+beside:
 
-  10k        10,000 facts of one agent
-  100k       100,000 facts of one agent
-  1m         1,000,000 facts: 100 agents x 9,000 plus the searched agent's 100,000
-  zipf-100k  100,000 facts of one agent, Zipf corpus
+  fts5   the peer a user would pick instead: an SQLite FTS5 index
+         (better-sqlite3, porter unicode61, the query's words ORed, ranked
+         by bm25, WAL with synchronous=FULL, one transaction an import
+         call), served over memoryd's own NDJSON protocol on a Unix socket
+         (scripts/bench/search/fts5-server.mjs);
+  echo   the transport's floor: a server that parses each request and
+         answers a fixed 10-fact search result (scripts/bench/echo-server.mjs);
+
+and any other memoryd given (--baseline, --memoryd): another build, or
+this one with other flags, variables or Node options, for A/B runs.
+
+Per scale, every server gets a fresh data dir and is seeded with the
+scale's facts through admin.import (1,000 records a call, timed); then the
+same queries go to every server interleaved (query i to each in turn, the
+order rotated by one per query), one request in flight, through
+@memoryd/client's DaemonClient of the server's own checkout, from a
+process of its own, every search timed from the first; then every server
+is stopped and started again, and the first --restart-queries queries are
+timed the same way, from each server's first request. Queries are 1-3
+consecutive words of a random fact of the searched agent, ~20% with the
+last word cut short and a *.
+
+Prints per scale: the seeding time, facts/s and its ratio to fts5's; RSS
+after seeding, after the searches and after the restart's; p50 and p99
+with memoryd÷fts5 and memoryd÷echo, overall and per class of query (A-D:
+the share of the agent's facts holding its most common word, >= 50%,
+10-50%, 1-10%, < 1%), after seeding and after the restart; with more
+than one memoryd, each one's p50 and p99 ÷ the first's (A/B); with
+--runs above 1, the median of every ratio over the runs. No bar in it is
+an absolute time.
+
+Scales (default ${DEFAULT_SCALES.join(',')}):
+  zipf-100k  100,000 facts of one agent, Zipf corpus (5,000 words, plain Zipf:
+             the most common word in ~79% of facts)
   zipf-1m    1,000,000 facts of one agent, Zipf corpus
+  10k, 100k  10,000 / 100,000 facts of one agent, sentence corpus
+  1m         1,000,000 facts: 100 agents x 9,000 plus the searched agent's 100,000
 
-The Zipf corpus (issue 15) is 8-20 words a fact from a vocabulary of 5,000
-pseudo-words with plain Zipf frequencies (s = 1): the most common word is
-in ~79% of facts, the next in ~50%, the queries' common words expensive.
-The other facts come from a seeded generator (sentences of 8-25 words: stop words,
-common words and a Zipf-distributed vocabulary of 40,000 pseudo-words, with
-identifiers, versions, paths, emails and, on ~30%, 1-3 tags), with ULIDs and
-createdAt spread over a year. They are loaded through the socket with
-admin.import, 1,000 records per call. Queries are 1-3 consecutive non-stop
-words of a random fact of the searched agent (${SEARCHED_AGENT}); ~20% cut their
-last word short and end it with * to exercise prefix matching. Every search
-is timed from the first one after the load, and again from the first one
-after a restart: nothing is excluded as a warm-up unless --warmup asks.
-
-Prints per scale: load time and facts/s; the store's size on disk (the
-files of <data-dir>/store, once the last daemon on it has stopped); the
-daemon's RSS after the load, after the searches and after a cold start; the
-cold start (spawn on the same data dir, socket probed every 2 ms) to the
-first accepted connection and to the first answered search (median of
---cold-starts runs, the page cache left as it is); and search
-mean/p50/p99/max with one request in flight, sent through @memoryd/client's
-DaemonClient as memoryd-mcp sends them, from a process of its own (as
-memoryd-mcp is: not this one, which holds the whole dataset it loaded),
-overall and by kind of query,
-beside as many daemon.hello round trips timed right after on the same
-connection (the floor: the socket, both event loops and this machine's
-scheduling, with no search in it); and the first 300 searches through a
-daemon restarted and left idle 5 s first (a service before its agent
-searches, when its warm-up runs). Then
-@modelcontextprotocol/server-memory (spawned with the MCP SDK's Client and
-StdioClientTransport) loads the same 10,000 texts (one entity per fact)
-while that scale's first daemon still runs, and the same queries are timed
-on both in --blocks alternating blocks (memoryd's memory.search, then
-server-memory's search_nodes), so that the machine's slow and fast minutes
-fall on both alike; both sides' p50/p99 there, the ratios, and the range
-of the per-block ratios. Last, the targets of issues 4 and 15 with PASS/FAIL (n/a when not measured).
-
-  --scales LIST          comma-separated subset of ${SCALE_NAMES.join(',')} (default: all)
-  --queries N            timed queries per scale, 10-100000 (default 2000)
-  --warmup N             untimed queries before the timed ones, 0-10000 (default 0: a
-                         user's first searches after a start count; the comparison with
-                         server-memory re-warms each block from 300 queries of its own)
+  --scales LIST          comma-separated subset of ${SCALE_NAMES.join(',')}
+  --runs N               whole runs, each on fresh data dirs, 1-20 (default 1)
+  --queries N            timed queries after seeding, 10-100000 (default 1000)
+  --restart-queries N    timed queries after the restart, 1-100000, at most --queries (default 300)
   --limit N              memory.search limit, 1-100 (default 10)
   --seed N               corpus and query seed, a 32-bit integer (default 1)
-  --in-flight N          admin.import calls in flight during the load, 1-64 (default 4)
-  --cold-starts N        cold starts per scale, each with its own probe query; the
-                         median is reported and judged, 1-20 (default 3)
-  --server-memory-100k   also run server-memory on the 100k scale's texts (slow)
-  --no-server-memory     skip server-memory (its target is then n/a)
-  --postgres             also run the 10k and 100k scales (those of --scales) on a
-                         daemon with --store postgres, on the server the PG*
-                         variables name, in a schema of its own dropped after
-                         (ADR 0027): load, then search p50/p99 through the socket
-  --load-budget S        server-memory's load is skipped past S seconds (default 300)
-  --search-budget S      the comparison stops after the block in which server-memory's
-                         searches pass S seconds (default 300)
-  --blocks N             alternating blocks of the comparison with server-memory, 1-100
-                         (default 20; memoryd re-warms with 300 untimed queries, server-memory
-                         with 1, at the start of each of its blocks)
-  --client-busy-poll-us N  the searching DaemonClient's busyPollUs, 0-1000000 (default:
-                         the client's own, 500; 0 sleeps while each answer is awaited)
+  --in-flight N          admin.import calls in flight while seeding, 1-64 (default 4)
+  --baseline DIR         also measure the memoryd of checkout DIR (built: npm ci there),
+                         labelled "base", started as its own launchers start it
+  --memoryd JSON         a memoryd to measure, repeatable; the first is the reference of the
+                         A/B ratios. Default: {"label":"memoryd"} (this checkout). Keys:
+                         label; checkout (a built checkout, default this one); args (its
+                         flags, after the bench's); env (variables over the bench's); nodeOptions;
+                         launch: "own" (default: as the checkout's launchers start it,
+                         its @memoryd/client's MEMORYD_NODE_OPTIONS and memorydEnv where it
+                         has them) or "plain" (node bin/memoryd.js); clientBusyPollUs (the
+                         timing DaemonClient's busyPollUs, for a client that has one);
+                         postgres: true (on --store postgres, in a fresh schema of the
+                         server the PG* variables name, dropped after)
+  --postgres             also measure this checkout's memoryd on --store postgres
+  --no-fts5, --no-echo   leave the peer or the floor out (their ratios are then -)
   --keep                 keep the data dirs and print where they are
   --json                 print the results as one JSON document instead of the report
-  --check                exit 1 when a target fails or is n/a (default: exit 0 once measured)
   --help                 this text
 
 Needs a built daemon (npm run bench:search builds first). Runs under
-${os.tmpdir()}; the 1m and zipf-1m scales need some minutes each and ~1 GB of disk.
-Daemons, server-memory and temp dirs are stopped and removed on exit, also
-on error or Ctrl-C (except with --keep). The run stops with an error if the
-daemon is rebuilt while it runs (its dist files change), rather than mix
-two builds' figures.`;
+${os.tmpdir()}; zipf-1m needs some minutes a server and ~1 GB of disk each.
+Servers and temp dirs are stopped and removed on exit, also on error or
+Ctrl-C (except with --keep).`;
 
 /** @param {string[]} argv */
 function parseArgs(argv) {
   const opts = {
-    scales: [...SCALE_NAMES], queries: 2_000, warmup: 0, limit: 10, seed: 1, inFlight: 4, coldStarts: 3,
-    serverMemory: true, serverMemory100k: false, loadBudgetMs: 300_000, searchBudgetMs: 300_000,
-    keep: false, json: false, check: false, help: false, clientBusyPollUs: undefined, compareBlocks: 20,
+    scales: DEFAULT_SCALES, runs: 1, queries: 1_000, restartQueries: 300, limit: 10, seed: 1, inFlight: 4,
+    memoryd: /** @type {import('./search/subjects.mjs').MemorydSpec[]} */ ([]), baseline: undefined, postgres: false,
+    fts5: true, echo: true, keep: false, json: false, help: false,
   };
   const integer = (flag, raw, min, max) => {
     const value = Number(raw);
@@ -120,22 +111,22 @@ function parseArgs(argv) {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--json') opts.json = true;
-    else if (arg === '--check') opts.check = true;
     else if (arg === '--keep') opts.keep = true;
     else if (arg === '--help' || arg === '-h') opts.help = true;
-    else if (arg === '--server-memory-100k') opts.serverMemory100k = true;
-    else if (arg === '--no-server-memory') opts.serverMemory = false;
     else if (arg === '--postgres') opts.postgres = true;
+    else if (arg === '--no-fts5') opts.fts5 = false;
+    else if (arg === '--no-echo') opts.echo = false;
+    else if (arg === '--runs') opts.runs = integer(arg, argv[++i], 1, 20);
     else if (arg === '--queries') opts.queries = integer(arg, argv[++i], 10, 100_000);
-    else if (arg === '--warmup') opts.warmup = integer(arg, argv[++i], 0, 10_000);
+    else if (arg === '--restart-queries') opts.restartQueries = integer(arg, argv[++i], 1, 100_000);
     else if (arg === '--limit') opts.limit = integer(arg, argv[++i], 1, 100);
     else if (arg === '--seed') opts.seed = integer(arg, argv[++i], 0, 2 ** 32 - 1);
     else if (arg === '--in-flight') opts.inFlight = integer(arg, argv[++i], 1, 64);
-    else if (arg === '--cold-starts') opts.coldStarts = integer(arg, argv[++i], 1, 20);
-    else if (arg === '--load-budget') opts.loadBudgetMs = integer(arg, argv[++i], 1, 86_400) * 1000;
-    else if (arg === '--search-budget') opts.searchBudgetMs = integer(arg, argv[++i], 1, 86_400) * 1000;
-    else if (arg === '--blocks') opts.compareBlocks = integer(arg, argv[++i], 1, 100);
-    else if (arg === '--client-busy-poll-us') opts.clientBusyPollUs = integer(arg, argv[++i], 0, 1_000_000);
+    else if (arg === '--baseline') {
+      const dir = argv[++i];
+      if (dir === undefined || dir === '') throw usage('--baseline needs a checkout directory');
+      opts.baseline = path.resolve(dir);
+    } else if (arg === '--memoryd') opts.memoryd.push(memorydSpec(argv[++i]));
     else if (arg === '--scales') {
       const list = String(argv[++i] ?? '').toLowerCase().split(',').filter((s) => s !== '');
       const unknown = list.find((s) => !SCALE_NAMES.includes(s));
@@ -145,7 +136,34 @@ function parseArgs(argv) {
       opts.scales = SCALE_NAMES.filter((s) => list.includes(s));
     } else throw usage(`unknown argument ${JSON.stringify(arg)}`);
   }
+  if (opts.restartQueries > opts.queries) throw usage('--restart-queries must be at most --queries');
+  if (opts.memoryd.length === 0) opts.memoryd.push({ label: 'memoryd' });
+  if (opts.baseline !== undefined) opts.memoryd.push({ label: 'base', checkout: opts.baseline });
+  if (opts.postgres) opts.memoryd.push({ label: 'postgres', postgres: true });
+  const labels = opts.memoryd.map((m) => m.label);
+  if (new Set([...labels, 'fts5', 'echo']).size !== labels.length + 2) throw usage(`every memoryd needs a label of its own, not fts5 or echo (got ${labels.join(', ')})`);
   return opts;
+}
+
+/** A --memoryd value, checked. @param {string | undefined} text */
+function memorydSpec(text) {
+  let spec;
+  try {
+    spec = JSON.parse(String(text));
+  } catch {
+    throw usage(`--memoryd needs a JSON object, got ${JSON.stringify(text)}`);
+  }
+  const known = ['label', 'checkout', 'args', 'env', 'nodeOptions', 'launch', 'clientBusyPollUs', 'postgres'];
+  const strings = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (typeof spec !== 'object' || spec === null || typeof spec.label !== 'string' || spec.label === '') throw usage('--memoryd needs a "label"');
+  const unknown = Object.keys(spec).find((k) => !known.includes(k));
+  if (unknown !== undefined) throw usage(`--memoryd: unknown key ${JSON.stringify(unknown)} (known: ${known.join(', ')})`);
+  if (spec.args !== undefined && !strings(spec.args)) throw usage('--memoryd: "args" is a list of strings');
+  if (spec.nodeOptions !== undefined && !strings(spec.nodeOptions)) throw usage('--memoryd: "nodeOptions" is a list of strings');
+  if (spec.env !== undefined && (typeof spec.env !== 'object' || !Object.values(spec.env).every((v) => typeof v === 'string'))) throw usage('--memoryd: "env" maps names to strings');
+  if (spec.launch !== undefined && spec.launch !== 'own' && spec.launch !== 'plain') throw usage('--memoryd: "launch" is "own" or "plain"');
+  if (spec.checkout !== undefined) spec.checkout = path.resolve(spec.checkout);
+  return spec;
 }
 
 /** @param {string} message */
@@ -159,12 +177,24 @@ function progress(message) {
 }
 
 /** The checked-out commit, so a printed figure can be traced to the code that made it. */
-function commit() {
+function commit(dir = here) {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: here, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return 'unknown';
   }
+}
+
+/** How a memoryd spec reads in the report. @param {import('./search/subjects.mjs').MemorydSpec} m */
+function describe(m) {
+  const parts = [m.checkout === undefined ? 'this checkout' : `${m.checkout} (commit ${commit(m.checkout)})`];
+  if (m.launch === 'plain') parts.push('plain launch');
+  if (m.args?.length) parts.push(`args ${m.args.join(' ')}`);
+  if (m.nodeOptions?.length) parts.push(`node ${m.nodeOptions.join(' ')}`);
+  if (m.env !== undefined) parts.push(`env ${Object.entries(m.env).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  if (m.clientBusyPollUs !== undefined) parts.push(`client busyPollUs ${m.clientBusyPollUs}`);
+  if (m.postgres) parts.push('--store postgres');
+  return `${m.label}: ${parts.join(', ')}`;
 }
 
 async function main() {
@@ -174,38 +204,42 @@ async function main() {
     return 0;
   }
   assertDaemonBuilt();
-  const pgMissing = opts.postgres ? postgresMissing() : undefined;
-  if (pgMissing !== undefined) throw usage(`--postgres: ${pgMissing}`);
-  // --keep leaves the dirs behind on purpose, so they are not registered for removal.
-  const root = opts.keep ? fs.mkdtempSync(path.join(os.tmpdir(), 'memoryd-bench-search-')) : makeTempDir('memoryd-bench-search-');
-  const startedAt = new Date().toISOString();
-  const build = buildFingerprint();
-  const scales = [];
-  const serverMemory = [];
-  for (const name of opts.scales) {
-    const scale = /** @type {import('./search/dataset.mjs').Scale} */ (SCALES[name]);
-    const compare = opts.serverMemory && (name === '10k' || (name === '100k' && opts.serverMemory100k));
-    const run = await runMemoryd(scale, { ...opts, build, compare }, root, progress);
-    scales.push(run.result);
-    if (run.comparison !== undefined) serverMemory.push(run.comparison);
-  }
-  const postgres = [];
-  if (opts.postgres) {
-    for (const name of opts.scales.filter((n) => n === '10k' || n === '100k')) {
-      postgres.push(await runPostgres(/** @type {import('./search/dataset.mjs').Scale} */ (SCALES[name]), opts, root, progress));
+  if (opts.postgres || opts.memoryd.some((m) => m.postgres)) {
+    if (process.env.PGHOST === undefined && process.env.PGDATABASE === undefined) {
+      throw usage('a memoryd on PostgreSQL needs a server: set the PG* variables (PGHOST, PGDATABASE, ...), e.g. from scripts/ci/pg-throwaway.sh start DIR');
     }
   }
-  const targets = judge(scales, serverMemory);
+  const root = opts.keep ? fs.mkdtempSync(path.join(os.tmpdir(), 'memoryd-bench-search-')) : makeTempDir('memoryd-bench-search-');
   const meta = {
-    startedAt, commit: commit(), build, daemonVersion: scales[0]?.daemonVersion, node: process.version,
-    platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length, seed: opts.seed, queries: opts.queries,
-    warmup: opts.warmup, limit: opts.limit, coldStarts: opts.coldStarts, searchedAgent: SEARCHED_AGENT,
-    clientBusyPollUs: opts.clientBusyPollUs ?? DEFAULT_CLIENT_BUSY_POLL_US, compareBlocks: opts.compareBlocks,
+    startedAt: new Date().toISOString(), commit: commit(), node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length,
+    seed: opts.seed, queries: opts.queries, restartQueries: opts.restartQueries, limit: opts.limit,
+    servers: [...opts.memoryd.map(describe), ...(opts.fts5 ? ['fts5: SQLite FTS5 (better-sqlite3)'] : []), ...(opts.echo ? ['echo: fixed answers'] : [])],
   };
-  const doc = { meta, scales, serverMemory, targets, ...(opts.postgres ? { postgres } : {}) };
+  const timer = startSearchTimer();
+  const runs = [];
+  try {
+    for (let r = 0; r < opts.runs; r++) {
+      const scales = [];
+      for (const name of opts.scales) {
+        const dir = path.join(root, `run${r + 1}-${name}`);
+        const servers = await makeServers(opts.memoryd, { fts5: opts.fts5, echo: opts.echo, protocolVersion: PROTOCOL_VERSION }, dir);
+        try {
+          const scale = /** @type {import('./search/dataset.mjs').Scale} */ (SCALES[name]);
+          scales.push(await runScale(scale, servers, timer, opts, (line) => progress(`run ${r + 1}/${opts.runs}, ${line}`)));
+        } finally {
+          for (const s of servers) await s.close();
+          if (!opts.keep) fs.rmSync(dir, { recursive: true, force: true });
+        }
+      }
+      runs.push({ scales });
+    }
+  } finally {
+    await timer.close();
+  }
+  const doc = { meta, runs };
   process.stdout.write(`${opts.json ? JSON.stringify(doc, null, 2) : formatReport(doc)}\n`);
   if (opts.keep) progress(`kept: ${root}`);
-  return opts.check && targets.some((t) => t.pass !== true) ? 1 : 0;
+  return 0;
 }
 
 main().then(
