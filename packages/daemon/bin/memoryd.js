@@ -32,6 +32,8 @@ const fail = (err) => {
  */
 function readImageAhead() {
   if (argv.some((a) => /^(-h|--help|-v|--version|--verify|--repair)$/.test(a))) return;
+  // For bench:search's A/B runs only (issue 29).
+  if (process.env.MEMORYD_BENCH_NO_READ_AHEAD === '1') return;
   let dataDir = process.env.MEMORYD_DATA_DIR || undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--data-dir') dataDir = argv[i + 1];

@@ -1,5 +1,5 @@
 import { newPartTable, part } from './part-table.js';
-import { KERNEL_SLOTS, PostingKernel, SETTLE_FILLED, SETTLE_KEPT, SETTLE_KNOWN, SETTLE_PROBED } from './posting-kernel.js';
+import { KERNEL_ON, KERNEL_SLOTS, PostingKernel, SETTLE_FILLED, SETTLE_KEPT, SETTLE_KNOWN, SETTLE_PROBED } from './posting-kernel.js';
 import { swapPair } from './typed-arrays.js';
 import type { BlockGate, WindowReader } from './window-reader.js';
 
@@ -429,7 +429,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
    * facts to repay handing the lists over ({@link KERNEL_SETTLE_FROM}).
    */
   const settleInKernel = (base: number, hi: number, lone: number, facts: Uint32Array, count: number): boolean => {
-    if (n > KERNEL_SLOTS || count < KERNEL_SETTLE_FROM) return false;
+    if (!KERNEL_ON || n > KERNEL_SLOTS || count < KERNEL_SETTLE_FROM) return false;
     kernel.settleStart(base, hi, alive, lengths);
     for (let s = 0; s < n; s++) {
       const kind =
@@ -526,7 +526,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       // A part at or below `floor` cannot lift its fact to the threshold,
       // with room to spare for rounding (settle decides exactly).
       const floor = held < k ? 0 : Math.max(0, threshold / SLACK - restUb - threshold * (SLACK - 1));
-      if (HOLD * slotCount[lone]! >= hi - base + 1) kernel.holdWindow(base, hi, alive, lengths);
+      if (KERNEL_ON && HOLD * slotCount[lone]! >= hi - base + 1) kernel.holdWindow(base, hi, alive, lengths);
       gate.slot = lone;
       const slot = slots[lone]!;
       let ns = 0;
@@ -604,7 +604,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       const size = hi - base + 1;
       // The kernel will read this many postings: it may as well read the
       // wide blocks' and tails' too (WindowReader.read).
-      if (HOLD * allCount >= size) kernel.holdWindow(base, hi, alive, lengths);
+      if (KERNEL_ON && HOLD * allCount >= size) kernel.holdWindow(base, hi, alive, lengths);
       const bar = SCAN * allCount >= size && held >= k ? threshold : 0;
       accumulateInto.floor = bar;
       let nc = 0;
@@ -626,7 +626,7 @@ function searchWindows(slots: readonly Slot[], own: number, prefix: number, k: n
       if (prefix >= 0 && !prefixRead && windowUb[prefix]! > 0) {
         const count = readBest(prefixSlot!, prefixTable!, base, hi, alive, lengths, avg);
         const ownF = ownFirst ? freqs[own]! : null;
-        const listed = kernel.addBest(count, ownF, nc, bar);
+        const listed = KERNEL_ON ? kernel.addBest(count, ownF, nc, bar) : -1;
         if (listed >= 0) nc = listed;
         else {
           for (let i = 0; i < count; i++) {

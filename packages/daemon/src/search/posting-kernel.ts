@@ -4,6 +4,12 @@ import { TABLE_F, TABLE_LENGTH } from './part-table.js';
 import { POSTING_KERNEL_WASM } from './posting-kernel-wasm.js';
 import { swapPair } from './typed-arrays.js';
 
+/**
+ * For bench:search's A/B runs only (issue 29): MEMORYD_BENCH_NO_KERNEL=1
+ * leaves every read and settle to the JavaScript paths.
+ */
+export const KERNEL_ON = process.env['MEMORYD_BENCH_NO_KERNEL'] !== '1';
+
 /** Slots whose part tables live in the kernel's memory; a slot past them has its table in JS, and its blocks are read in JS. */
 export const KERNEL_TABLES = 8;
 /** The most bytes a block takes: a gap and a frequency, each a varint of at most 5 bytes, per posting. */

@@ -69,6 +69,9 @@ function strongKey(term: string): string {
   return `\u0000${term}`;
 }
 
+/** For bench:search's A/B runs only (issue 29): MEMORYD_BENCH_EXHAUSTIVE=1 scores every posting instead of MaxScore. */
+const EXHAUSTIVE = process.env['MEMORYD_BENCH_EXHAUSTIVE'] === '1';
+
 /** Prefixes whose completions are kept until the dictionary changes. */
 const MAX_CACHED_COMPLETIONS = 1024;
 
@@ -690,6 +693,7 @@ export class ResidentIndex {
    * postings of common words.
    */
   search(query: AnalysedQuery, k: number): Hit[] {
+    if (EXHAUSTIVE) return this.searchExhaustive(query, k);
     const n = this.#facts;
     const plan = planTerms(query, n, this.#length, (t) => this.df(t));
     if (plan === undefined) return [];

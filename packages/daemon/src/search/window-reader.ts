@@ -2,7 +2,7 @@ import { BLOCK, type PostingBlocks } from './posting-blocks.js';
 import type { PostingPool } from './posting-pool.js';
 import { saturation } from './bm25.js';
 import { part } from './part-table.js';
-import type { PostingKernel, ReadInto } from './posting-kernel.js';
+import { KERNEL_ON, type PostingKernel, type ReadInto } from './posting-kernel.js';
 
 /**
  * Which parts of a list a window's scoring may pass over (max-score.ts):
@@ -225,7 +225,7 @@ export class WindowReader {
       // decodes the block once a search and keeps it decoded for every
       // window it spans, as it keeps the tail; else they are read here.
       const narrow = kind === BLOCK_PART && blocks.last[this.#part]! - blocks.first[this.#part]! <= hi - base;
-      if (narrow || kernel.holdsWindow(base, alive, lengths)) {
+      if (KERNEL_ON && (narrow || kernel.holdsWindow(base, alive, lengths))) {
         if (!aimed) kernel.aim(base, hi, alive, lengths, table, weight, avg, into);
         aimed = true;
         const read = kind === BLOCK_PART ? kernel.readBlock(blocks, this.#part, n) : kernel.readTail(this.#pool.pairs, this.#tailBase, this.#tailSize, n);
