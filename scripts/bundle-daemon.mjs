@@ -59,7 +59,7 @@ if (process.argv[2] === '--write-code-cache') {
     // The bundle's CommonJS dependencies (json-rpc-2.0) call require(); ESM has none of its own.
     banner: { js: "import { createRequire as __memorydRequire } from 'node:module'; const require = __memorydRequire(import.meta.url);" },
     logLevel: 'warning',
-    entryPoints: [join(dist, 'search/index-worker.js')],
+    entryPoints: [join(dist, 'store/level/index-worker.js')],
     outfile: join(dist, 'memoryd-index-worker.mjs'),
   });
   // In dist/, so the bundle's `require('../package.json')` (version.ts) finds the package's manifest.

@@ -13,7 +13,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { MEMORYD_NODE_OPTIONS, memorydEnv } from '@memoryd/client';
 import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
 import { formatTable, percentile } from './stats.mjs';
 
@@ -79,7 +78,7 @@ async function main() {
 
   const dir = makeTempDir('memoryd-bench-cli-');
   const socket = path.join(dir, 'd.sock');
-  const daemon = startNode('memoryd', [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socket, '--data-dir', path.join(dir, 'data'), '--log-level', 'error'], memorydEnv(process.env));
+  const daemon = startNode('memoryd', [DAEMON_BIN, '--socket', socket, '--data-dir', path.join(dir, 'data'), '--log-level', 'error']);
   await waitForSocket(daemon, socket);
   const status = ['status', '--socket', socket, '--no-autostart'];
   const emptyScript = path.join(dir, 'empty.cjs');

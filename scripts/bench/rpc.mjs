@@ -11,7 +11,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
 import { runCell } from './load.mjs';
-import { MEMORYD_NODE_OPTIONS, memorydEnv } from '@memoryd/client';
 import { connect } from './ndjson-client.mjs';
 import { formatTable } from './stats.mjs';
 
@@ -155,10 +154,10 @@ async function runDaemon(opts, root, sync) {
   const mode = sync ? 'sync' : 'no-sync';
   const socketPath = path.join(root, `${mode}.sock`);
   const dataDir = path.join(root, `${mode}-data`);
-  const args = [...MEMORYD_NODE_OPTIONS, DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'warn'];
+  const args = [DAEMON_BIN, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'warn'];
   if (!sync) args.push('--no-sync');
   progress(`starting memoryd (${mode})`);
-  const child = startNode(`memoryd (${mode})`, args, memorydEnv(process.env));
+  const child = startNode(`memoryd (${mode})`, args);
   await waitForSocket(child, socketPath);
   const client = await connect(socketPath);
   const hello = await client.request('daemon.hello', { client: 'memoryd-bench' });

@@ -109,10 +109,9 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     const daemons = daemonsUnder(installed.runtime);
     assert.equal(daemons.length, 1);
     const cmd = readFileSync(`/proc/${daemons[0]}/cmdline`, 'utf8').split('\0');
-    assert.deepEqual(cmd.slice(1, 3), ['--v8-pool-size=1', join(installed.pkg, 'bin', 'memoryd.js')], 'the daemon of this release, from the prefix, with one V8 helper (ADR 0024)');
-    // glibc parses GLIBC_TUNABLES in place: read here, a list shows its first tunable only (cleanEnv sets none).
+    assert.deepEqual(cmd.slice(1, 2), [join(installed.pkg, 'bin', 'memoryd.js')], 'the daemon of this release, from the prefix, as plain node (ADR 0029)');
     const environ = readFileSync(`/proc/${daemons[0]}/environ`, 'utf8').split('\0');
-    assert.ok(environ.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), `autostarted with huge pages for its large buffers (ADR 0025): ${environ.filter((v) => v.startsWith('GLIBC_'))}`);
+    assert.deepEqual(environ.filter((v) => v.startsWith('GLIBC_TUNABLES=')), [], 'autostarted with no glibc tunable (ADR 0029)');
     trackPid(daemons[0]!);
 
     const [search] = (await shimSession([{ name: 'memory_search', arguments: { agent_id: 'release', query: 'packed tarball' } }])) as Array<{
@@ -149,10 +148,10 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
       argv: string[];
       files: Array<{ path: string; content: string }>;
     };
-    assert.deepEqual(units.argv.slice(0, 3), [process.execPath, '--v8-pool-size=1', memoryd]);
-    assert.ok(units.argv[2]!.startsWith(`${installed.prefix}/`));
+    assert.deepEqual(units.argv.slice(0, 2), [process.execPath, memoryd]);
+    assert.ok(units.argv[1]!.startsWith(`${installed.prefix}/`));
     const service = units.files.find((f) => f.path.endsWith('/memoryd.service'))!;
-    assert.match(service.content, new RegExp(`^ExecStart=${process.execPath} --v8-pool-size=1 ${memoryd} `, 'm'));
+    assert.match(service.content, new RegExp(`^ExecStart=${process.execPath} ${memoryd} `, 'm'));
     if (has('systemd-analyze')) {
       const dir = join(installed.root, 'units');
       mkdirSync(dir);
@@ -173,6 +172,6 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
       spawnSync('python3', ['-c', 'import json, plistlib, sys; print(json.dumps(plistlib.load(open(sys.argv[1], "rb"))))', plist], { encoding: 'utf8' }).stdout,
     ) as { ProgramArguments: string[]; Label: string };
     assert.equal(parsed.Label, 'dev.memoryd');
-    assert.deepEqual(parsed.ProgramArguments.slice(0, 3), [process.execPath, '--v8-pool-size=1', memoryd]);
+    assert.deepEqual(parsed.ProgramArguments.slice(0, 2), [process.execPath, memoryd]);
   });
 });

@@ -58,8 +58,8 @@ describe('memoryctl service (systemd)', () => {
     assert.equal(run.code, 0, run.stderr);
     const dir = join(m.home, '.config', 'systemd', 'user');
     assert.match(run.stdout, new RegExp(`^# ${dir}/memoryd.service$`, 'm'));
-    assert.match(run.stdout, new RegExp(`^ExecStart=${process.execPath} --v8-pool-size=1 ${MEMORYD} --data-dir ${m.home}/.local/share/memoryd$`, 'm'));
-    for (const line of ['ListenStream=%t/memoryd/memoryd.sock', 'SocketMode=0600', 'DirectoryMode=0700', 'Restart=on-failure', 'WantedBy=sockets.target', 'Environment=GLIBC_TUNABLES=glibc.malloc.hugetlb=1']) {
+    assert.match(run.stdout, new RegExp(`^ExecStart=${process.execPath} ${MEMORYD} --data-dir ${m.home}/.local/share/memoryd$`, 'm'));
+    for (const line of ['ListenStream=%t/memoryd/memoryd.sock', 'SocketMode=0600', 'DirectoryMode=0700', 'Restart=on-failure', 'WantedBy=sockets.target']) {
       assert.match(run.stdout, new RegExp(`^${line}$`, 'm'));
     }
     for (const step of ['systemctl --user daemon-reload', 'systemctl --user enable --now memoryd.socket']) assert.match(run.stdout, new RegExp(`^${step}$`, 'm'));
@@ -133,7 +133,7 @@ describe('memoryctl service (systemd)', () => {
     const socket = join(m.root, 'chosen.sock');
     const run = await memoryctl(['--socket', socket, '--data-dir', join(m.root, 'data'), 'service', 'install', '--dry-run', '--target', 'systemd'], { env: m.env });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, new RegExp(`^ExecStart=${process.execPath} --v8-pool-size=1 ${MEMORYD} --data-dir ${m.root}/data --socket ${socket}$`, 'm'));
+    assert.match(run.stdout, new RegExp(`^ExecStart=${process.execPath} ${MEMORYD} --data-dir ${m.root}/data --socket ${socket}$`, 'm'));
     assert.match(run.stdout, new RegExp(`^ListenStream=${socket}$`, 'm'));
   });
 });
@@ -146,7 +146,7 @@ describe('memoryctl service (launchd)', () => {
     assert.equal(run.code, 0, run.stderr);
     const plist = join(m.home, 'Library', 'LaunchAgents', 'dev.memoryd.plist');
     const parsed = parsePlist(plist);
-    assert.deepEqual(parsed['ProgramArguments'], [process.execPath, '--v8-pool-size=1', MEMORYD, '--socket', socket, '--data-dir', join(m.home, 'Library', 'Application Support', 'memoryd')]);
+    assert.deepEqual(parsed['ProgramArguments'], [process.execPath, MEMORYD, '--socket', socket, '--data-dir', join(m.home, 'Library', 'Application Support', 'memoryd')]);
     assert.equal(parsed['Label'], 'dev.memoryd');
     assert.equal(parsed['RunAtLoad'], true);
     assert.deepEqual(parsed['KeepAlive'], { SuccessfulExit: false });

@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AutostartLog, autostartLogPath, openAutostartLog, startFailure } from './autostart-log.js';
 import { dial } from './connection.js';
 import { ClientError, ClientErrorCodes, reason, unavailable } from './errors.js';
-import { type MemorydCommand, memorydEnv } from './locate-memoryd.js';
+import type { MemorydCommand } from './locate-memoryd.js';
 
 /** Pause between connect attempts while a daemon starts (DESIGN.md: it may take a moment). */
 export const POLL_INTERVAL_MS = 30;
@@ -61,7 +61,7 @@ const ANOTHER_DAEMON = new Set(['MEMORYD_DATA_DIR_LOCKED', 'MEMORYD_SOCKET_IN_US
  * carries only MCP messages, and a daemon must outlive the shim that
  * started it), not waited for (unref). It runs in `/` so it pins no
  * working directory of whoever started it; paths are therefore absolute.
- * Its environment is the plan's with memoryd's glibc tunable (memorydEnv).
+ * Its environment is the plan's.
  */
 function startMemoryd(plan: AutostartPlan, spawn: typeof import('node:child_process').spawn): Started {
   const args = [...plan.command.args, '--socket', resolve(plan.socketPath)];
@@ -71,7 +71,7 @@ function startMemoryd(plan: AutostartPlan, spawn: typeof import('node:child_proc
   const stderr = log?.fd ?? 'ignore';
   let child;
   try {
-    child = spawn(plan.command.command, args, { detached: true, stdio: ['ignore', 'ignore', stderr], env: memorydEnv(plan.env), cwd: '/' });
+    child = spawn(plan.command.command, args, { detached: true, stdio: ['ignore', 'ignore', stderr], env: plan.env, cwd: '/' });
   } finally {
     // The daemon has its own copy of the fd.
     if (log !== undefined) closeSync(log.fd);

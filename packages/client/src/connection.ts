@@ -1,7 +1,6 @@
 import { createConnection, type Socket } from 'node:net';
 import { createJSONRPCErrorResponse, isJSONRPCResponse, JSONRPCClient, type JSONRPCResponse } from 'json-rpc-2.0';
 import { LineSplitter, MAX_LINE_BYTES } from '@memoryd/protocol';
-import { AnswerPoll } from './answer-poll.js';
 import { ClientError, ClientErrorCodes, reason } from './errors.js';
 
 /** A request waiting for its answer. */
@@ -50,7 +49,6 @@ export class Connection {
   private readonly pending = new Map<number, Pending>();
   // The protocol's NDJSON framing; lines decode as UTF-8 without a copy.
   private readonly splitter = new LineSplitter((b) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8'));
-  private readonly poll: AnswerPoll;
   private lastId = 0;
   private socketError: Error | undefined;
   private failure: Error | undefined;
@@ -62,18 +60,13 @@ export class Connection {
   /**
    * Takes over a connected socket. `onClose` runs once, when it closes
    * for any reason (the daemon went away, a broken stream, {@link close}).
-   * While a request waits, the loop polls the socket for up to
-   * `busyPollUs` after each send, while most answers come within that
-   * (0: never; see answer-poll.ts).
    */
   constructor(
     private readonly socket: Socket,
     private readonly socketPath: string,
     onClose: () => void,
-    busyPollUs = 0,
   ) {
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.poll = new AnswerPoll(busyPollUs, () => this.pending.size > 0);
     // send: writes the line request() serialized (passed as clientParams,
     // so a 1 MiB state is stringified once). Never throws: requests are only
     // sent while open, and a write that fails surfaces as 'error'/'close'.
@@ -126,7 +119,6 @@ export class Connection {
       }, timeoutMs);
       this.pending.set(id, { method, reject, timer });
       const answered = this.rpc.requestAdvanced(request, line);
-      this.poll.sent();
       answered.then(
         (response: JSONRPCResponse) => {
           if (!this.take(id)) return; // timed out or failed with the connection
@@ -195,7 +187,6 @@ export class Connection {
 
   private onLine(line: string): void {
     if (line.trim() === '') return;
-    this.poll.answered();
     let message: unknown;
     try {
       message = JSON.parse(line);

@@ -21,10 +21,9 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Default bound of the wait for an autostarted daemon (DESIGN.md: 5 s). */
 export const DEFAULT_START_TIMEOUT_MS = 5_000;
 /**
- * Default of {@link DaemonClientOptions.busyPollUs}: longer than the
- * daemon takes to answer a search through the socket at the median and
- * well past it (0.1-0.3 ms here), short enough that a slow request (a
- * synced write, an import) wastes little (ADR 0014).
+ * What {@link DaemonClientOptions.busyPollUs} defaulted to while the client
+ * polled for answers. Nothing polls now (ADR 0029).
+ * @deprecated the client never polls; this does nothing and goes in the next major release.
  */
 export const DEFAULT_BUSY_POLL_US = 500;
 /** Largest {@link DaemonClientOptions.busyPollUs}: one second. */
@@ -56,13 +55,10 @@ export interface DaemonClientOptions {
   /** Bound of the wait for an autostarted daemon in milliseconds (default 5000). */
   startTimeoutMs?: number;
   /**
-   * While a call waits for its answer, keep polling the socket instead of
-   * sleeping for up to this many microseconds after each request sent,
-   * so a quick answer is read without the cost of waking up (default 500,
-   * at most 1000000; 0 never polls). It costs at most that much CPU per
-   * call, and none while no call waits. Polling goes on only while at
-   * least three quarters of the connection's recent answers came within
-   * the window; otherwise one request in 16 is polled for (ADR 0021).
+   * Once how long to poll for an answer, in microseconds (0 to 1000000);
+   * still checked, but the client now sleeps until its answer comes
+   * (ADR 0029).
+   * @deprecated does nothing; goes in the next major release.
    */
   busyPollUs?: number;
   /** Sent as `client` in `daemon.hello` (the daemon logs it). */
@@ -95,7 +91,6 @@ export class DaemonClient {
   private readonly env: NodeJS.ProcessEnv;
   private readonly options: DaemonClientOptions;
   private readonly requestTimeoutMs: number;
-  private readonly busyPollUs: number;
   private conn: Connection | undefined;
   /** The connection still saying hello, so close() can cut it short. */
   private greeting: Connection | undefined;
@@ -110,8 +105,8 @@ export class DaemonClient {
     this.target = resolveSocketTarget(options.socket, this.env, currentUid());
     this.socketPath = this.target.path;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    this.busyPollUs = options.busyPollUs ?? DEFAULT_BUSY_POLL_US;
-    if (!Number.isInteger(this.busyPollUs) || this.busyPollUs < 0 || this.busyPollUs > MAX_BUSY_POLL_US) {
+    const busyPollUs = options.busyPollUs ?? 0;
+    if (!Number.isInteger(busyPollUs) || busyPollUs < 0 || busyPollUs > MAX_BUSY_POLL_US) {
       throw new RangeError(`busyPollUs must be a whole number of microseconds from 0 to ${MAX_BUSY_POLL_US}, got ${String(options.busyPollUs)}`);
     }
   }
@@ -184,7 +179,6 @@ export class DaemonClient {
       () => {
         if (this.conn === conn) this.conn = undefined;
       },
-      this.busyPollUs,
     );
     this.greeting = conn;
     try {

@@ -17,8 +17,8 @@ function touch(path: string): string {
 describe('locating memoryd', () => {
   it('takes the option, then MEMORYD_BIN, and runs it with this node', () => {
     const from = touch(join(tempDir(), 'dist', 'front.cjs'));
-    assert.deepEqual(locateMemoryd('/opt/m/memoryd.js', { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, '/opt/m/memoryd.js'] });
-    assert.deepEqual(locateMemoryd(undefined, { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, '/env/memoryd.js'] });
+    assert.deepEqual(locateMemoryd('/opt/m/memoryd.js', { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: ['/opt/m/memoryd.js'] });
+    assert.deepEqual(locateMemoryd(undefined, { MEMORYD_BIN: '/env/memoryd.js' }, from), { command: process.execPath, args: ['/env/memoryd.js'] });
   });
 
   it('prefers the memoryd of its own release (bin/ beside dist/) to node_modules/.bin', () => {
@@ -29,7 +29,7 @@ describe('locating memoryd', () => {
     const other = touch(join(root, 'elsewhere', 'memoryd.js'));
     mkdirSync(join(root, 'node_modules', '.bin'));
     symlinkSync(other, join(root, 'node_modules', '.bin', 'memoryd'));
-    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, own] });
+    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [own] });
   });
 
   it('walks up to node_modules/.bin/memoryd (realpath), else falls back to memoryd on PATH', () => {
@@ -39,19 +39,15 @@ describe('locating memoryd', () => {
     const target = touch(join(root, 'node_modules', '@memoryd', 'daemon', 'bin', 'memoryd.js'));
     mkdirSync(join(root, 'node_modules', '.bin'));
     symlinkSync(target, join(root, 'node_modules', '.bin', 'memoryd'));
-    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [...MEMORYD_NODE_OPTIONS, target] });
+    assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [target] });
   });
 
-  it("runs memoryd with its glibc tunable added to the user's, theirs winning", () => {
-    assert.equal(MEMORYD_GLIBC_TUNABLES, 'glibc.malloc.hugetlb=1');
-    assert.deepEqual(memorydEnv({ HOME: '/h' }), { HOME: '/h', GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
-    assert.deepEqual(memorydEnv({ GLIBC_TUNABLES: '' }), { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=1' });
-    assert.deepEqual(memorydEnv({ GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' }), { GLIBC_TUNABLES: 'glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1' });
-    // The user's own setting of the same tunable is left as it is (0: no huge pages).
-    assert.deepEqual(memorydEnv({ GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2' }), { GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2' });
-    // A copy: the caller's environment is not changed.
-    const env = { A: '1' };
-    memorydEnv(env);
-    assert.deepEqual(env, { A: '1' });
+  it('runs memoryd as plain node, with no runtime flags or tunables (ADR 0029); the deprecated exports say so', () => {
+    assert.deepEqual(MEMORYD_NODE_OPTIONS, []);
+    const env = { A: '1', GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' };
+    const copy = memorydEnv(env);
+    assert.deepEqual(copy, env);
+    assert.notEqual(copy, env);
+    assert.equal(typeof MEMORYD_GLIBC_TUNABLES, 'string');
   });
 });

@@ -23,16 +23,14 @@ export interface DaemonConfig {
   maxConnections: number;
   /** Idle time after which an export cursor expires. */
   exportCursorTtlMs: number;
-  /** How long the event loop polls for the next request after each answer, in µs (0: never). */
-  busyPollUs: number;
   /** What the agents' search indexes may take in memory before the least recently used go back to their images, in bytes. */
   indexMemoryBytes: number;
-  /** The most work the search warm-up does in idle time after the start, in ms (0: none; search/warm-up.ts). */
-  warmUpMs: number;
   /** The backend (ADR 0027): LevelDB in the data dir, or a PostgreSQL database. */
   store: StoreKind;
   /** PostgreSQL only: a file holding the connection URL; otherwise the PG* variables say where. */
   pgUrlFile: string | undefined;
+  /** Deprecated flags or variables given (they do nothing; ADR 0029): the daemon warns of each at start. */
+  deprecated: string[];
 }
 
 /** The store backends --store chooses from. */
@@ -46,20 +44,14 @@ export const DEFAULT_INDEX_MEMORY_MIB = DEFAULT_INDEX_MEMORY_BYTES / (1024 * 102
 const MAX_INDEX_MEMORY_MIB = 1024 * 1024;
 
 /**
- * Default of --busy-poll-us: longer than a client's turnaround from an
- * answer to its next request on the machines measured (ADR 0012).
+ * Flags (and their variables) that did something once and now do nothing:
+ * accepted, checked as before, and warned of, until the next major
+ * release removes them (docs/api-stability.md, "Deprecation"; ADR 0029).
  */
-export const DEFAULT_BUSY_POLL_US = 200;
-/** A second: past a few hundred µs, polling spends a core rather than saving a wake-up. */
-const MAX_BUSY_POLL_US = 1_000_000;
-
-/**
- * Default of --warm-up-ms: about what V8 needs to compile the search code
- * on made-up facts (search/warm-up.ts), once per start, in idle time.
- */
-export const DEFAULT_WARM_UP_MS = 1_500;
-/** A minute: the warm-up is done long before. */
-const MAX_WARM_UP_MS = 60_000;
+const DEPRECATED = [
+  { flag: '--busy-poll-us', env: 'MEMORYD_BUSY_POLL_US', max: 1_000_000 },
+  { flag: '--warm-up-ms', env: 'MEMORYD_WARM_UP_MS', max: 60_000 },
+] as const;
 
 /** What `main` should do. */
 export type Invocation =
@@ -90,21 +82,10 @@ Options (each also settable by the environment variable shown):
                           (default ${Limits.defaultMaxConnections})                           [MEMORYD_MAX_CONNECTIONS]
   --export-cursor-ttl MS  idle time before an admin.export cursor expires
                           (default ${Limits.exportCursorIdleMs})                         [MEMORYD_EXPORT_CURSOR_TTL_MS]
-  --busy-poll-us US       after each answer, poll for the next request this many
-                          microseconds before sleeping: a client that sends
-                          requests back to back finds the daemon awake; costs
-                          at most that much CPU per answer; 0 never polls
-                          (default ${DEFAULT_BUSY_POLL_US}, at most ${MAX_BUSY_POLL_US})           [MEMORYD_BUSY_POLL_US]
   --index-memory MIB      what the agents' search indexes may take in memory
                           together; past it, the least recently used wait in
                           their images until searched again (default ${DEFAULT_INDEX_MEMORY_MIB})
                                                                      [MEMORYD_INDEX_MEMORY_MIB]
-  --warm-up-ms MS         after the start, while no request waits (and for 10 µs
-                          a record after each bulk import), run the search code
-                          on made-up facts for at most this many ms of work,
-                          so that a fresh daemon's first searches run compiled;
-                          0 never does (default ${DEFAULT_WARM_UP_MS}, at most ${MAX_WARM_UP_MS})
-                                                                     [MEMORYD_WARM_UP_MS]
   --store KIND            level (LevelDB in the data dir) or postgres: a
                           PostgreSQL database, shared by every daemon that
                           points at it; where is said by the standard PG*
@@ -125,6 +106,10 @@ Options (each also settable by the environment variable shown):
                           kept and removed (the daemon must be stopped)
   -h, --help              print this help and exit
   -V, --version           print the version and exit
+
+Deprecated, accepted and doing nothing (removed in the next major release):
+  --busy-poll-us US       [MEMORYD_BUSY_POLL_US]
+  --warm-up-ms MS         [MEMORYD_WARM_UP_MS]
 
 The daemon runs with umask 077: the data dir and store are private to you
 (an existing one that others can read is tightened at start, with a warning).
@@ -216,9 +201,15 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   }
   const maxConnText = v['max-connections'] ?? env['MEMORYD_MAX_CONNECTIONS'];
   const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
-  const busyPollText = v['busy-poll-us'] ?? env['MEMORYD_BUSY_POLL_US'];
   const indexMemoryText = v['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
-  const warmUpText = v['warm-up-ms'] ?? env['MEMORYD_WARM_UP_MS'];
+  if (store === 'postgres') refuseLevelOnly(v, env);
+  const deprecated: string[] = [];
+  for (const d of DEPRECATED) {
+    const text = v[d.flag.slice(2) as 'busy-poll-us' | 'warm-up-ms'] ?? env[d.env];
+    if (text === undefined) continue;
+    boundedInt(d.flag, text, 0, d.max);
+    deprecated.push(v[d.flag.slice(2) as 'busy-poll-us' | 'warm-up-ms'] === undefined ? d.env : d.flag);
+  }
 
   return {
     kind: 'run',
@@ -230,11 +221,24 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       logLevel: logLevel as LogLevel,
       maxConnections: maxConnText === undefined ? Limits.defaultMaxConnections : positiveInt('--max-connections', maxConnText, 1),
       exportCursorTtlMs: ttlText === undefined ? Limits.exportCursorIdleMs : positiveInt('--export-cursor-ttl', ttlText, 1),
-      busyPollUs: busyPollText === undefined ? DEFAULT_BUSY_POLL_US : boundedInt('--busy-poll-us', busyPollText, 0, MAX_BUSY_POLL_US),
       indexMemoryBytes: 1024 * 1024 * (indexMemoryText === undefined ? DEFAULT_INDEX_MEMORY_MIB : boundedInt('--index-memory', indexMemoryText, 1, MAX_INDEX_MEMORY_MIB)),
-      warmUpMs: warmUpText === undefined ? DEFAULT_WARM_UP_MS : boundedInt('--warm-up-ms', warmUpText, 0, MAX_WARM_UP_MS),
       store: store as StoreKind,
       pgUrlFile,
+      deprecated,
     },
   };
+}
+
+/**
+ * The LevelDB engine's flags and variables mean nothing on PostgreSQL: a
+ * user who gives one with --store postgres expects an effect they would
+ * not get, so it is a usage error naming it (issue 29).
+ */
+function refuseLevelOnly(v: { 'no-sync'?: boolean; 'index-memory'?: string }, env: NodeJS.ProcessEnv): void {
+  const given =
+    v['index-memory'] !== undefined ? '--index-memory' :
+    v['no-sync'] === true ? '--no-sync' :
+    env['MEMORYD_INDEX_MEMORY_MIB'] !== undefined ? 'MEMORYD_INDEX_MEMORY_MIB' :
+    truthy(env['MEMORYD_NO_SYNC']) ? 'MEMORYD_NO_SYNC' : undefined;
+  if (given !== undefined) throw usage(`${given} is for the LevelDB store; it does nothing with --store postgres, whose durability and memory are the server's`);
 }

@@ -8,28 +8,12 @@ import { takeActivationFd } from './server/socket-activation.js';
 import { claimSocketPath, prepareSocketDir } from './server/socket-file.js';
 import { claimSocketLock } from './server/socket-lock.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
-import { SearchWarmUp } from './search/warm-up.js';
 import type { MemoryStore } from './store/memory-store.js';
 import { openConfiguredStore } from './store/open-configured.js';
 import { DAEMON_VERSION } from './version.js';
 
 /** DESIGN.md: a stopping daemon exits within 5 s; we give ourselves 4.5. */
 const STOP_DEADLINE_MS = 4_500;
-
-/**
- * The search warm-up's slices run once no request has been in flight,
- * begun or answered for this long (and it asks again this often): a
- * client in a burst of calls is back well within it.
- */
-const WARM_UP_QUIET_MS = 100;
-
-/**
- * What a bulk import lends the search warm-up, ms per record imported
- * (10 ms a call of 1,000, some 10-15% of its time here), while the warm-up
- * has budget left: the searches that follow a load come at once, with
- * no idle time for it (search/warm-up.ts).
- */
-const WARM_UP_MS_PER_IMPORTED = 0.01;
 
 /** A running daemon. */
 export interface RunningDaemon {
@@ -64,14 +48,12 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
   let server: SocketServer | undefined;
   let stopping: Promise<void> | undefined;
-  let warmUp: SearchWarmUp | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
 
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       log.info('stopping', { reason });
-      warmUp?.stop();
       try {
         await server?.close();
       } finally {
@@ -94,14 +76,12 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     connectionCount: () => server?.connectionCount ?? 0,
     // After the current response is written: microtasks run first.
     requestShutdown: (reason: string) => setImmediate(() => void stop(reason)),
-    // The same: the import's answer goes first.
-    imported: (records: number) => setImmediate(() => warmUp?.lend(records * WARM_UP_MS_PER_IMPORTED)),
   };
 
   try {
     if (activationFd === undefined) await claimSocketPath(config.socket);
     const dispatcher = new RpcDispatcher(daemonMethods(store, ctx), log);
-    server = new SocketServer(dispatcher, config.maxConnections, log, config.busyPollUs);
+    server = new SocketServer(dispatcher, config.maxConnections, log);
     await server.listen(target);
   } catch (err) {
     await store.close().catch((closeErr: unknown) => log.warn('closing the store failed', { err: closeErr }));
@@ -116,15 +96,9 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     });
   }
 
-  warmUp = new SearchWarmUp(
-    // The warm-up compiles the LevelDB store's own search engine; PostgreSQL searches in the database.
-    config.store === 'level' ? config.warmUpMs : 0,
-    () => server?.quietFor(WARM_UP_QUIET_MS) === true,
-    WARM_UP_QUIET_MS,
-    (summary) => log.debug('search code warmed up', { ...summary, workMs: Math.round(summary.workMs) }),
-  );
-  warmUp.start();
-
+  for (const name of config.deprecated) {
+    log.warn(`${name} is deprecated and does nothing; it will be removed in the next major release`, { deprecated: name });
+  }
   log.info('listening', {
     version: DAEMON_VERSION,
     socket: config.socket,

@@ -34,8 +34,6 @@ export interface DaemonContext {
   connectionCount(): number;
   /** Starts a graceful stop after the current response is written. */
   requestShutdown(reason: string): void;
-  /** An admin.import call of `records` records was answered (the search warm-up takes a share of its time). */
-  imported(records: number): void;
 }
 
 type Handler<M extends MethodDescriptor> = (params: ParamsOf<M>) => Promise<ResultOf<M>>;
@@ -87,11 +85,7 @@ export function daemonMethods(store: MemoryStore, ctx: DaemonContext): RpcMethod
     'checkpoint.list': method(CheckpointList, (p) => store.listCheckpoints(p)),
     'agent.list': method(AgentList, (p) => store.listAgents(p)),
     'admin.export': method(AdminExport, (p) => store.exportPage(p)),
-    'admin.import': method(AdminImport, async (p) => {
-      const result = await store.importRecords(p);
-      ctx.imported(p.records.length);
-      return result;
-    }),
+    'admin.import': method(AdminImport, (p) => store.importRecords(p)),
     'daemon.shutdown': method(DaemonShutdown, async () => {
       ctx.requestShutdown('daemon.shutdown');
       return { ok: true as const };

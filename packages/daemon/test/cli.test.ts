@@ -85,7 +85,24 @@ describe('--index-memory', () => {
   it('is read from MEMORYD_INDEX_MEMORY_MIB when the flag is absent', () => assertUsageError({ env: { MEMORYD_INDEX_MEMORY_MIB: 'half' } }, /--index-memory must be a whole number, got "half"/));
 });
 
-describe('--warm-up-ms', () => {
+describe('the deprecated --warm-up-ms and --busy-poll-us', () => {
+  it('start the daemon, which warns of each once and serves as without them', async () => {
+    const d = await startDaemon({ args: ['--warm-up-ms', '1500', '--busy-poll-us', '200'], env: { MEMORYD_WARM_UP_MS: '10' } });
+    const c = await connect(d.socket);
+    await c.ok(MemoryAdd, { agentId: 'deprecated', content: 'still served' });
+    c.socket.destroy();
+    await d.stop();
+    const warned = d.stderr().split('\n').filter((l) => l.includes('is deprecated and does nothing'));
+    assert.equal(warned.length, 2, d.stderr());
+    assert.ok(warned.some((l) => l.includes('--warm-up-ms')) && warned.some((l) => l.includes('--busy-poll-us')), d.stderr());
+  });
+
+  it('from their variables too, named as the variables', async () => {
+    const d = await startDaemon({ env: { MEMORYD_BUSY_POLL_US: '0' } });
+    await d.stop();
+    assert.match(d.stderr(), /MEMORYD_BUSY_POLL_US is deprecated and does nothing/);
+  });
+
   const bad: Array<[string, string[], RegExp]> = [
     ['not a number', ['--warm-up-ms', 'some'], /--warm-up-ms must be a whole number/],
     ['negative', ['--warm-up-ms=-1'], /--warm-up-ms must be a whole number/],
@@ -102,9 +119,15 @@ describe('--store and --pg-url-file', () => {
     ['a URL file for LevelDB', ['--pg-url-file', '/tmp/url'], /--pg-url-file needs --store postgres/],
     ['--verify of PostgreSQL', ['--store', 'postgres', '--verify'], /--verify checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools/],
     ['--repair of PostgreSQL', ['--store', 'postgres', '--repair'], /--repair checks a LevelDB store/],
+    ['--index-memory on PostgreSQL', ['--store', 'postgres', '--index-memory', '64'], /--index-memory is for the LevelDB store; it does nothing with --store postgres/],
+    ['--no-sync on PostgreSQL', ['--store', 'postgres', '--no-sync'], /--no-sync is for the LevelDB store/],
   ];
   itRefusesAsUsage(bad);
 
   it('is read from MEMORYD_STORE when the flag is absent', () => assertUsageError({ env: { MEMORYD_STORE: 'mongo' } }, /--store must be one of level, postgres, got "mongo"/));
+  it('names a LevelDB-only variable given with --store postgres', () =>
+    assertUsageError({ args: ['--store', 'postgres'], env: { MEMORYD_INDEX_MEMORY_MIB: '64' } }, /MEMORYD_INDEX_MEMORY_MIB is for the LevelDB store/));
+  it('names MEMORYD_NO_SYNC given with MEMORYD_STORE=postgres', () =>
+    assertUsageError({ env: { MEMORYD_STORE: 'postgres', MEMORYD_NO_SYNC: '1' } }, /MEMORYD_NO_SYNC is for the LevelDB store/));
   it('takes the URL file from MEMORYD_PG_URL_FILE', () => assertUsageError({ env: { MEMORYD_PG_URL_FILE: '/tmp/url' } }, /--pg-url-file needs --store postgres/));
 });

@@ -39,7 +39,7 @@ function gate(): { method: RpcMethod; running(): number; started(): number; open
 
 async function serve(methods: RpcMethod[], logLines: string[] = []) {
   const log = createLogger('debug', (line) => void logLines.push(line));
-  const server = new SocketServer(new RpcDispatcher(methods, log), 8, log, 0);
+  const server = new SocketServer(new RpcDispatcher(methods, log), 8, log);
   const path = join(tempDir(), 's.sock');
   await server.listen({ path });
   return { server, path };

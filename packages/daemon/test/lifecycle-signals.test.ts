@@ -41,10 +41,12 @@ describe('signals', () => {
   it('SIGTERM to `npm start` stops the daemon cleanly: socket removed, no orphan', async () => {
     const { socket, dataDir } = daemonPaths();
     const npm = await started('npm', ['start', '--', '--socket', socket, '--data-dir', dataDir, '--log-level', 'info'], socket, { GLIBC_TUNABLES: undefined });
-    // Huge pages for its large buffers (ADR 0025). glibc parses the variable
-    // in place, so a list of several reads here as its first tunable only.
-    const environ = readFileSync(`/proc/${daemonPid(socket)}/environ`, 'utf8').split('\0');
-    assert.ok(environ.includes('GLIBC_TUNABLES=glibc.malloc.hugetlb=1'), `the daemon's GLIBC_TUNABLES: ${environ.filter((v) => v.startsWith('GLIBC_'))}`);
+    // Plain node: no runtime flags, no glibc tunable (ADR 0029).
+    const pid = daemonPid(socket);
+    const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+    assert.deepEqual(environ.filter((v) => v.startsWith('GLIBC_TUNABLES=')), [], "the daemon's environment");
+    const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    assert.ok(!cmdline.some((a) => a.startsWith('--v8-')), `the daemon's command line: ${cmdline.join(' ')}`);
     process.kill(npm.pid, 'SIGTERM');
     await waitFor(() => pidsMentioning('memoryd.js', socket).length === 0, 10_000, 'no process left on the socket');
     await npm.exited;

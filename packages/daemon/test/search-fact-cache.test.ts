@@ -3,7 +3,7 @@
 // or hit, whatever came before.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FactCache } from '@memoryd/daemon/search';
+import { FactCache } from '../dist/store/level/fact-cache.js';
 
 const fact = (n: number) => ({ id: `01J${String(n).padStart(23, '0')}`, content: `fact ${n}`, createdAt: '2025-01-01T00:00:00.000Z' });
 

@@ -23,10 +23,7 @@ const EXIT_WAIT_MS = 5_000;
 /**
  * process.env without a developer's memoryd config or a socket-activation
  * environment, with XDG_STATE_HOME in a temp dir (where an autostarted
- * daemon logs) and the search warm-up off (MEMORYD_WARM_UP_MS=0: the
- * suites start hundreds of daemons, and each would spend up to 1.5 s of
- * CPU beside the tests running; search-warm-up.test.ts turns it on), plus
- * `overrides` (`undefined` removes a variable).
+ * daemon logs), plus `overrides` (`undefined` removes a variable).
  */
 export function cleanEnv(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const env: Record<string, string> = {};
@@ -36,7 +33,6 @@ export function cleanEnv(overrides: Record<string, string | undefined> = {}): Re
   }
   // An autostarted daemon logs under XDG_STATE_HOME: a test's go to a temp dir, not the developer's.
   env['XDG_STATE_HOME'] = testStateHome();
-  env['MEMORYD_WARM_UP_MS'] = '0';
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) delete env[k];
     else env[k] = v;

@@ -3,7 +3,7 @@
 // memoryd are named outright.
 import { accessSync, constants, realpathSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
-import { MEMORYD_NODE_OPTIONS, locateMemoryd } from '@memoryd/client';
+import { locateMemoryd } from '@memoryd/client';
 
 /** No memoryd to put in a service definition. */
 export class MemorydNotFound extends Error {
@@ -25,22 +25,21 @@ function onPath(name: string, path: string | undefined): string | undefined {
 }
 
 /**
- * The command line that runs memoryd: this node, its options for memoryd
- * (MEMORYD_NODE_OPTIONS) and memoryd's JS entry (found as every front end
+ * The command line that runs memoryd: this node and memoryd's JS entry
+ * (found as every front end
  * finds it: MEMORYD_BIN, this release's own, node_modules/.bin), or
  * memoryd on PATH, links resolved.
  */
 export function serviceMemoryd(env: NodeJS.ProcessEnv): string[] {
   const found = locateMemoryd(undefined, env);
   if (found.command === process.execPath) {
-    // Node's options as locateMemoryd gives them, then the JS entry, made absolute.
-    const entry = found.args.length - 1;
-    return [found.command, ...found.args.map((arg, i) => (i === entry ? resolve(arg) : arg))];
+    // The JS entry, made absolute: plain `node …/memoryd.js`, no runtime flags (ADR 0029).
+    return [found.command, ...found.args.map((arg) => resolve(arg))];
   }
   const bin = onPath('memoryd', env['PATH']);
   if (bin === undefined) {
     throw new MemorydNotFound('cannot find memoryd to run as a service: install memoryd (npm install -g memoryd), or set MEMORYD_BIN to its bin/memoryd.js');
   }
   const real = realpathSync(bin);
-  return /\.[cm]?js$/.test(real) ? [process.execPath, ...MEMORYD_NODE_OPTIONS, real] : [real];
+  return /\.[cm]?js$/.test(real) ? [process.execPath, real] : [real];
 }

@@ -3,7 +3,6 @@
 // first connection (socket activation: the daemon serves the inherited
 // socket, LISTEN_FDS). Pure text; service-definition.ts says where they go.
 
-import { MEMORYD_GLIBC_TUNABLES } from '@memoryd/client';
 
 /** The unit files' names, in ~/.config/systemd/user. */
 export const SOCKET_UNIT = 'memoryd.socket';
@@ -49,8 +48,7 @@ WantedBy=sockets.target
 
 /**
  * memoryd.service: `argv` is the absolute node, the absolute memoryd, and
- * its flags; it runs with memoryd's glibc tunable (MEMORYD_GLIBC_TUNABLES:
- * huge pages for its large buffers), as every launcher runs it.
+ * its flags, with no runtime flags or tunables (ADR 0029).
  */
 export function serviceUnit(argv: readonly string[]): string {
   return `# Written by memoryctl service install; memoryctl service uninstall removes it.
@@ -62,8 +60,6 @@ After=${SOCKET_UNIT}
 [Service]
 Type=simple
 ExecStart=${argv.map(execWord).join(' ')}
-# Huge pages for the large buffers (a restart's search index image): docs/operations.md.
-Environment=GLIBC_TUNABLES=${MEMORYD_GLIBC_TUNABLES}
 Restart=on-failure
 # SIGTERM: finish in-flight requests, close the store, exit 0 within 5 s.
 TimeoutStopSec=10

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Level } from 'level';
 import { rootCause } from '../errors.js';
-import { type Db, openSublevels } from '../store/level/context.js';
+import { type Db, openSublevels } from '../store/level/db.js';
 import { inspectStoreFiles } from '../store/level/level-files/inspect.js';
 import { holdStoreLock } from '../store/level/level-files/store-lock.js';
 import { verifyRecords } from '../store/level/verify.js';

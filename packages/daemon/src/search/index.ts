@@ -9,5 +9,3 @@ export { type Completion, MAX_COMPLETIONS, MAX_PREFIX_SCAN, type PrefixPlan, typ
 export { type Hit, ResidentIndex, compareCodePoints } from './resident-index.js';
 export { PostingPool } from './posting-pool.js';
 export { type IndexSnapshot, checksumHolds, decodeImage, encodeImage } from './index-image.js';
-// The cache of decoded facts that searches read their answers through.
-export { FactCache } from '../store/level/fact-cache.js';

@@ -2,7 +2,28 @@ import { BLOCK, type PostingBlocks } from './posting-blocks.js';
 import type { PostingPool } from './posting-pool.js';
 import { saturation } from './bm25.js';
 import { part } from './part-table.js';
-import { KERNEL_ON, type PostingKernel, type ReadInto } from './posting-kernel.js';
+
+/**
+ * Where a read of postings puts what it finds ({@link WindowReader.read}),
+ * one of three ways:
+ * - `best` false and `parts` null (accumulate): each part added to
+ *   `scores` by offset, the offset listed in `offsets` (when `listed` is
+ *   given) once its sum is `floor` or more;
+ * - `parts` given (collect): each posting whose part is above `floor`
+ *   listed in `offsets`, its part in `parts`;
+ * - `best` true (keep the best): `scores` keeps the best part of each
+ *   offset (0: none yet), the offset listed in `offsets` when it gets its
+ *   first (a prefix's completions: a fact scores by its best one).
+ * One object a search per way of reading, its floor set for each window.
+ */
+export interface ReadInto {
+  scores: Float64Array | null;
+  listed: Uint8Array | null;
+  offsets: Uint32Array;
+  floor: number;
+  parts: Float64Array | null;
+  best: boolean;
+}
 
 /**
  * Which parts of a list a window's scoring may pass over (max-score.ts):
@@ -193,8 +214,8 @@ export class WindowReader {
    * - else (collect): lists, newest first, each posting whose part is above
    *   `floor`, its offset in `offsets` and its part in `parts` (from `n`).
    *
-   * Blocks are decoded as they are read, by `kernel` (posting-kernel.ts),
-   * whose memory the arrays written must lie in.
+   * Blocks are decoded as they are read; a block spanning several
+   * windows (a rarer word's) is decoded once, for all of them.
    */
   read(
     base: number,
@@ -207,33 +228,10 @@ export class WindowReader {
     gate: BlockGate | null,
     into: ReadInto,
     n: number,
-    kernel: PostingKernel,
   ): number {
-    const blocks = this.#blocks;
     const { scores, listed, offsets, floor, parts, best } = into;
-    let aimed = false;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
-      if (gate !== null && gate.skips(this.#part < 0 ? this.#tailBound : this.#blockBound(this.#part))) {
-        if (this.#part < 0) gate.passed(this.#pool.pairs[this.#tailBase]!, this.#pool.pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
-        else gate.passed(blocks.first[this.#part]!, blocks.last[this.#part]!);
-        continue;
-      }
-      // A block no wider than the window puts a good share of its postings
-      // in it: the kernel decodes and reads it. A wider one (a rarer
-      // word's) has few there: once the kernel holds the window (else a
-      // few rare postings would not repay copying its lengths in), it
-      // decodes the block once a search and keeps it decoded for every
-      // window it spans, as it keeps the tail; else they are read here.
-      const narrow = kind === BLOCK_PART && blocks.last[this.#part]! - blocks.first[this.#part]! <= hi - base;
-      if (KERNEL_ON && (narrow || kernel.holdsWindow(base, alive, lengths))) {
-        if (!aimed) kernel.aim(base, hi, alive, lengths, table, weight, avg, into);
-        aimed = true;
-        const read = kind === BLOCK_PART ? kernel.readBlock(blocks, this.#part, n) : kernel.readTail(this.#pool.pairs, this.#tailBase, this.#tailSize, n);
-        if (read >= 0) {
-          n = read;
-          continue;
-        }
-      }
+      if (gate !== null && this.#passes(gate)) continue;
       if (kind === BLOCK_PART) this.#decodePart();
       const count = this.#gather(base, hi, alive);
       const at = gathered.at;
@@ -244,6 +242,16 @@ export class WindowReader {
       }
     }
     return n;
+  }
+
+  /** Whether the gate passes over the current part (telling it the ordinals it passed). */
+  #passes(gate: BlockGate): boolean {
+    const tail = this.#part < 0;
+    if (!gate.skips(tail ? this.#tailBound : this.#blockBound(this.#part))) return false;
+    const pairs = this.#pool.pairs;
+    if (tail) gate.passed(pairs[this.#tailBase]!, pairs[this.#tailBase + 2 * (this.#tailSize - 1)]!);
+    else gate.passed(this.#blocks.first[this.#part]!, this.#blocks.last[this.#part]!);
+    return true;
   }
 
   /** The current part's live postings in [base, hi], newest first, as offsets from `base` and frequencies in `gathered`; returns how many. */
@@ -355,25 +363,6 @@ export class WindowReader {
       else hi = mid - 1;
     }
     return 0;
-  }
-
-  /**
-   * Hands the kernel (posting-kernel.ts's settleTail and settleBlock) the
-   * parts of the list in the window [base, hi] (the window {@link bound}
-   * moved to), newest first: what {@link probe} would search, for the
-   * kernel to probe instead. False when they do not fit there.
-   */
-  probeParts(base: number, hi: number, kernel: PostingKernel): boolean {
-    const pairs = this.#pool.pairs;
-    const size = this.#tailSize;
-    if (size > 0 && pairs[this.#tailBase + 2 * (size - 1)]! >= base && pairs[this.#tailBase]! <= hi) {
-      if (!kernel.settleTail(pairs, this.#tailBase, size)) return false;
-    }
-    const blocks = this.#blocks;
-    for (let b = this.#block; b >= 0 && blocks.last[b]! >= base; b = blocks.prev[b]!) {
-      if (blocks.first[b]! <= hi && !kernel.settleBlock(blocks, b)) return false;
-    }
-    return true;
   }
 
   /** The newest ordinal below `base` the list may hold (-1: none); at most `base - 1`. */

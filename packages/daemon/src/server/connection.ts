@@ -2,8 +2,6 @@ import type { Socket } from 'node:net';
 import { ErrorCodes, LineSplitter, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
-import type { Activity } from './activity.js';
-import type { BusyPoll } from './busy-poll.js';
 import type { RpcDispatcher } from './rpc-dispatcher.js';
 import type { LineBudget } from './line-budget.js';
 import { Semaphore } from './semaphore.js';
@@ -36,9 +34,7 @@ export class Connection {
     readonly id: number,
     private readonly dispatcher: RpcDispatcher,
     private readonly log: Logger,
-    private readonly busyPoll: BusyPoll,
     private readonly budget: LineBudget,
-    private readonly activity: Activity,
   ) {
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('end', () => this.onEnd());
@@ -67,7 +63,6 @@ export class Connection {
   }
 
   private onData(chunk: Buffer): void {
-    this.activity.touch();
     if (this.draining) return;
     const lines = this.splitter.push(chunk);
     if (lines === 'overflow') {
@@ -134,7 +129,6 @@ export class Connection {
   private start(line: string): void {
     if (line.trim() === '') return;
     this.active++;
-    this.activity.begin();
     this.dispatcher
       .handleLine(line, (task) => this.inSlot(task))
       .then(
@@ -143,7 +137,6 @@ export class Connection {
       )
       .finally(() => {
         this.active--;
-        this.activity.end();
         this.pump();
       });
   }
@@ -160,7 +153,6 @@ export class Connection {
   private write(response: string | undefined): void {
     if (response === undefined || this.closed || this.socket.destroyed || !this.socket.writable) return;
     if (!this.socket.write(response + '\n')) this.writeBlocked = true;
-    this.busyPoll.answered();
   }
 
   /** Ends our side once the peer has ended and everything is answered; wakes drain(). */

@@ -3,8 +3,6 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { ErrorCodes, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
-import { Activity } from './activity.js';
-import { BusyPoll } from './busy-poll.js';
 import { Connection } from './connection.js';
 import { LineBudget } from './line-budget.js';
 import { RefusalLog } from './refusal-log.js';
@@ -24,10 +22,8 @@ export type ListenTarget = { path: string } | { fd: number; path: string };
 export class SocketServer {
   private readonly server: Server;
   private readonly connections = new Set<Connection>();
-  private readonly busyPoll: BusyPoll;
   private readonly refusals: RefusalLog;
   private readonly lineBudget = new LineBudget(Limits.maxUnfinishedLineBytes);
-  private readonly activity = new Activity();
   private nextId = 1;
   private boundPath: string | undefined;
 
@@ -35,19 +31,12 @@ export class SocketServer {
     private readonly dispatcher: RpcDispatcher,
     private readonly maxConnections: number,
     private readonly log: Logger,
-    busyPollUs: number,
   ) {
-    this.busyPoll = new BusyPoll(busyPollUs);
     this.refusals = new RefusalLog(log, maxConnections);
     // allowHalfOpen: a client may end its side and still read the answer
     // to its last line.
     this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
     this.server.on('error', (err) => this.log.error('server error', { err }));
-  }
-
-  /** No request in flight on any connection, and none begun, answered or read for `ms`. */
-  quietFor(ms: number): boolean {
-    return this.activity.quietFor(ms);
   }
 
   /** Open connections. */
@@ -88,7 +77,6 @@ export class SocketServer {
    * request answer, then closes the connections.
    */
   async close(): Promise<void> {
-    this.busyPoll.stop();
     this.refusals.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     if (this.boundPath !== undefined) {
@@ -120,7 +108,7 @@ export class SocketServer {
       socket.end(JSON.stringify(error) + '\n');
       return;
     }
-    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log, this.busyPoll, this.lineBudget, this.activity);
+    const conn = new Connection(socket, this.nextId++, this.dispatcher, this.log, this.lineBudget);
     this.connections.add(conn);
     this.log.debug('connection opened', { conn: conn.id, open: this.connections.size });
     socket.once('close', () => {

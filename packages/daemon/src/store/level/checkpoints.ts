@@ -8,7 +8,8 @@ import {
 } from '@memoryd/protocol';
 import { notFound } from '../../errors.js';
 import { type AgentStats, type StoredCheckpoint, decodeCheckpoint, encodeCheckpoint } from './codec.js';
-import { type StoreContext, guard } from './context.js';
+import type { StoreContext } from './context.js';
+import { guard } from './db.js';
 import { readWhole } from './count-check.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
 import { WriteBatch, commit } from './stats.js';

@@ -1,7 +1,7 @@
 import type { ExportRecord } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes } from '../../errors.js';
 import { type AgentStats, decodeStats } from './codec.js';
-import { type StoreContext, type Sublevels, guard } from './context.js';
+import { type Db, type Sublevels, guard } from './db.js';
 import { statsKey } from './keys.js';
 import type { ReadOptions } from './sealed-sublevel.js';
 
@@ -51,7 +51,7 @@ export interface WholeRead {
  * agent's whole range), their number must be the counter's in that
  * snapshot. Returns the entries read.
  */
-export async function readWhole<E>(ctx: StoreContext, check: WholeRead, read: (options: ReadOptions) => Promise<E[]>): Promise<E[]> {
+export async function readWhole<E>(ctx: { db: Db; subs: Sublevels }, check: WholeRead, read: (options: ReadOptions) => Promise<E[]>): Promise<E[]> {
   if (!check.fromStart) return read({});
   const snapshot = ctx.db.snapshot();
   try {

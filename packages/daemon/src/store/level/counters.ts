@@ -1,7 +1,7 @@
 import { DaemonError, DaemonErrorCodes, decodeError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type AgentStats, decodeStats } from './codec.js';
-import { type Sublevels, guard } from './context.js';
+import { type Sublevels, guard } from './db.js';
 import { isAgentId } from './keys.js';
 import type { StoreCounts } from '../memory-store.js';
 

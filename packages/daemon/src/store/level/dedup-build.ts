@@ -1,5 +1,5 @@
 import { decodeFact, encodeDedupClaimants } from './codec.js';
-import { type Db, type Sublevels, guard } from './context.js';
+import { type Db, type Sublevels, guard } from './db.js';
 import { dedupKey, splitKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { WriteBatch } from './stats.js';

@@ -1,6 +1,7 @@
 import { DaemonError, DaemonErrorCodes } from '../../errors.js';
 import { decodeDedupClaimants, encodeDedupClaimants } from './codec.js';
-import { type StoreContext, readSync } from './context.js';
+import type { StoreContext } from './context.js';
+import { readSync } from './db.js';
 import { dedupKey } from './keys.js';
 import type { WriteBatch } from './stats.js';
 

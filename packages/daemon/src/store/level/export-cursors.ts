@@ -1,5 +1,6 @@
 import { type AdminExport, Limits, type ParamsOf, type ResultOf } from '@memoryd/protocol';
-import { type StoreContext, guard } from './context.js';
+import type { StoreContext } from './context.js';
+import { guard } from './db.js';
 import { ExportTally } from './count-check.js';
 import { type ExportPosition, type Snapshot, readExportPage } from './export-page.js';
 import { type ExportSession, ExportSessions, newExportSession } from '../export-sessions.js';

@@ -1,7 +1,8 @@
 import { type ExportRecord, Limits } from '@memoryd/protocol';
 import { checkpointRecord, factRecord } from '../rules/records.js';
 import { decodeCheckpoint, decodeFact } from './codec.js';
-import { type Db, type StoreContext, type Sublevel, guard } from './context.js';
+import type { StoreContext } from './context.js';
+import { type Db, type Sublevel, guard } from './db.js';
 import { type KeyRange, afterAgent, agentRange, recordKey, splitKey } from './keys.js';
 
 /** An explicit LevelDB snapshot. */

@@ -8,7 +8,8 @@ import {
 } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes } from '../../errors.js';
 import { type AgentStats, type StoredFact, decodeFact, encodeFact } from './codec.js';
-import { type StoreContext, guard } from './context.js';
+import type { StoreContext } from './context.js';
+import { guard } from './db.js';
 import { readWhole } from './count-check.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';

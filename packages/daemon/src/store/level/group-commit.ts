@@ -1,5 +1,5 @@
 import { DaemonError, DaemonErrorCodes, rootCause } from '../../errors.js';
-import type { BatchOp, Db } from './context.js';
+import type { BatchOp, Db } from './db.js';
 
 /** Writes operations whose keys already carry their sublevel prefix, atomically. */
 type RawBatch = (ops: BatchOp[], options: { sync: boolean }) => Promise<void>;

@@ -1,6 +1,7 @@
 import type { AdminImport, ExportRecord, ParamsOf, ResultOf } from '@memoryd/protocol';
 import { encodeCheckpoint, encodeFact } from './codec.js';
-import { type StoreContext, guard } from './context.js';
+import type { StoreContext } from './context.js';
+import { guard } from './db.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
 import { recordKey } from './keys.js';

@@ -1,7 +1,7 @@
 import type { Logger } from '../../logger.js';
 import { ANALYSIS_VERSION } from '../../search/analyze.js';
 import { type AgentStats, decodeFact, encodeStats } from './codec.js';
-import { type Db, type Sublevels, guard } from './context.js';
+import { type Db, type Sublevels, guard } from './db.js';
 import { docTerms } from '../../search/doc-terms.js';
 import { STAMP_PREFIX, splitKey, stampKey, statsKey } from './keys.js';
 import { WriteBatch } from './stats.js';

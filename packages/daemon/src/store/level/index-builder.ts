@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
-import type { BuildReply, BuildRequest } from '../../search/index-worker-protocol.js';
+import type { BuildReply, BuildRequest } from './index-worker-protocol.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import { countersAt, expectCount } from './count-check.js';
-import { type Db, type Sublevels, guard } from './context.js';
+import { type Db, type Sublevels, guard } from './db.js';
 import { agentRange, splitKey } from './keys.js';
 
 /** Facts per message to the worker; two messages are in flight at most. */
@@ -16,11 +16,11 @@ const CHUNK = 1000;
  * (scripts/bundle-daemon.mjs builds both), else the compiled module.
  */
 function workerScript(): URL {
-  for (const candidate of ['./memoryd-index-worker.mjs', '../../search/index-worker.js']) {
+  for (const candidate of ['./memoryd-index-worker.mjs', './index-worker.js']) {
     const url = new URL(candidate, import.meta.url);
     if (existsSync(fileURLToPath(url))) return url;
   }
-  throw new Error('the search index worker script is missing (neither memoryd-index-worker.mjs nor search/index-worker.js)');
+  throw new Error('the search index worker script is missing (neither memoryd-index-worker.mjs nor store/level/index-worker.js)');
 }
 
 /**

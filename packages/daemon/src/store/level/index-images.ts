@@ -5,7 +5,6 @@ import type { Logger } from '../../logger.js';
 import { ANALYSIS_VERSION } from '../../search/analyze.js';
 import { checksumHolds, decodeImage, encodeImage } from '../../search/index-image.js';
 import { ResidentIndex } from '../../search/resident-index.js';
-import { takeImageReadAhead } from './image-read-ahead.js';
 import { readWholeFile } from './read-whole-file.js';
 
 /**
@@ -68,15 +67,11 @@ export class IndexImages {
    * agent in use when the daemon last stopped is the likeliest to search
    * first after a start, and a large image takes a while to read (the 76 MB
    * of a million facts, some 150 ms here, in one read on the thread pool:
-   * read-whole-file.ts), time the store's open can cover. The bin begins
-   * that read before the daemon's code even loads (image-read-ahead.ts);
-   * it is taken over when it chose the same file. One image only, so a
+   * read-whole-file.ts), time the store's open can cover. One image only, so a
    * start does not read every agent's; dropped if no search asks for it
    * within a minute.
    */
   prefetchNewest(): void {
-    // Taken whatever comes of it, so bytes nobody uses are not kept.
-    const early = takeImageReadAhead();
     let newest: { path: string; mtimeMs: number } | undefined;
     try {
       for (const name of readdirSync(this.#dir)) {
@@ -91,16 +86,15 @@ export class IndexImages {
     }
     if (newest === undefined) return;
     const path = newest.path;
-    // Begun by the bin if it chose the same file; a failed read is the search's to meet again, and to log.
-    const byBin = early?.path === path;
-    const read = byBin ? early.bytes : readWholeFile(path).catch(() => undefined);
+    // A failed read is the search's to meet again, and to log.
+    const read = readWholeFile(path).catch(() => undefined);
     // Checked as soon as it is in, while the store's open waits on LevelDB
     // (the event loop is idle then), not after a search asks for it.
     const bytes = read.then((file) => {
       if (file !== undefined && checksumHolds(file)) this.#intact.add(file);
       return file;
     });
-    this.#logger.debug('search index image read ahead', { path, by: byBin ? 'bin' : 'store' });
+    this.#logger.debug('search index image read ahead', { path });
     const timer = setTimeout(() => {
       if (this.#prefetch?.path === path) this.#prefetch = undefined;
     }, PREFETCH_KEEP_MS);

@@ -1,6 +1,7 @@
 import { storageError } from '../../errors.js';
 import { listCheckpoints, resumeCheckpoint, saveCheckpoint } from './checkpoints.js';
-import { type StoreContext, guard } from './context.js';
+import type { StoreContext } from './context.js';
+import { guard } from './db.js';
 import { ExportCursors } from './export-cursors.js';
 import { addFact, listFacts } from './facts.js';
 import { importRecords } from './import.js';

@@ -6,7 +6,7 @@ import { Level } from 'level';
 import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { type AgentStats, decodeCheckpoint, decodeFact, decodeStats } from './codec.js';
-import { type BatchOp, type Db, type Sublevels, guard, openSublevels } from './context.js';
+import { type BatchOp, type Db, type Sublevels, guard, openSublevels } from './db.js';
 import { rebuildDedup } from './dedup-build.js';
 import { ensureIndex } from './index-build.js';
 import { LayoutVersion, isAgentId, splitKey } from './keys.js';

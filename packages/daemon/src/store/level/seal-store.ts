@@ -1,6 +1,6 @@
 import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { type BatchOp, type Db, type Sublevels, guard } from './context.js';
+import { type BatchOp, type Db, type Sublevels, guard } from './db.js';
 import { LayoutVersion, STAMP_PREFIX } from './keys.js';
 import { unseal } from './record-seal.js';
 import type { SealedSublevel } from './sealed-sublevel.js';

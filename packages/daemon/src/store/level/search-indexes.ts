@@ -3,7 +3,7 @@ import type { Logger } from '../../logger.js';
 import type { DocTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import type { AgentStats } from './codec.js';
-import type { Db, Sublevels } from './context.js';
+import type { Db, Sublevels } from './db.js';
 import { buildIndex } from './index-builder.js';
 import type { ImageStamp, IndexImages } from './index-images.js';
 import { recordKey } from './keys.js';

@@ -2,7 +2,8 @@ import { Limits, type MemorySearch, type ParamsOf, type ResultOf } from '@memory
 import { analyzeQuery } from '../../search/analyze.js';
 import { type StoredFact, decodeFact } from './codec.js';
 import { DaemonError, DaemonErrorCodes } from '../../errors.js';
-import { type StoreContext, readSync } from './context.js';
+import type { StoreContext } from './context.js';
+import { readSync } from './db.js';
 import { toFact } from './facts.js';
 import { recordKey } from './keys.js';
 

@@ -1,7 +1,8 @@
 import type { AgentList, ResultOf } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes, decodeError } from '../../errors.js';
 import { type AgentStats, decodeStats, encodeStats } from './codec.js';
-import { type BatchOp, type StoreContext, type Sublevel, type Sublevels, guard } from './context.js';
+import type { StoreContext } from './context.js';
+import { type BatchOp, type Sublevel, type Sublevels, guard } from './db.js';
 import { isAgentId, stampKey, statsKey } from './keys.js';
 import type { StoreCounts } from '../memory-store.js';
 import type { IndexChange } from './search-indexes.js';

@@ -1,7 +1,7 @@
 import { rootCause } from '../../errors.js';
 import { docTerms } from '../../search/doc-terms.js';
 import { type AgentStats, decodeCheckpoint, decodeDedupClaimants, decodeFact, decodeStats, decodeSurface, decodeTermCount } from './codec.js';
-import type { Sublevels } from './context.js';
+import type { Sublevels } from './db.js';
 import { KEY_SEP, isAgentId, splitKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { describeRecord, unseal } from './record-seal.js';

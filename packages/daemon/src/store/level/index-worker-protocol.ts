@@ -1,6 +1,6 @@
-import type { IndexSnapshot } from './index-image.js';
+import type { IndexSnapshot } from '../../search/index-image.js';
 
-/** What store/level/index-builder.ts sends the index worker, in this order: begin, facts..., end. */
+/** What index-builder.ts sends the index worker, in this order: begin, facts..., end. */
 export type BuildRequest =
   | { type: 'begin'; agentId: string; length: number }
   | { type: 'facts'; agentId: string; ids: string[]; texts: string[] }

@@ -1,11 +1,11 @@
 // Builds one agent's search index off the daemon's event loop
-// (store/level/index-builder.ts sends the facts, read from one LevelDB
+// (index-builder.ts sends the facts, read from one LevelDB
 // snapshot): decodes and analyses each fact as the writes that indexed it
 // did, and hands the finished index back as data, its arrays moved.
 import { parentPort } from 'node:worker_threads';
-import { decodeFact } from '../store/level/codec.js';
-import { docTerms } from './doc-terms.js';
-import { ResidentIndex } from './resident-index.js';
+import { docTerms } from '../../search/doc-terms.js';
+import { ResidentIndex } from '../../search/resident-index.js';
+import { decodeFact } from './codec.js';
 import type { BuildReply, BuildRequest } from './index-worker-protocol.js';
 
 const port = parentPort;
