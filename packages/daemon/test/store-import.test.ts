@@ -126,12 +126,13 @@ describe('admin.import', () => {
     };
     assert.deepEqual(await store.importRecords({ records: [other] }), { imported: 1, skipped: 0, rejected: [] });
     assert.deepEqual((await store.listFacts({ agentId: 'a' })).facts.map((f) => f.id), [other.id, mine.factId]);
-    assert.equal((await store.addFact({ agentId: 'a', content: 'same text' })).factId, mine.factId);
-    // Deleting the first holder leaves the other one found by add.
-    await store.reflect({ agentId: 'a', action: 'delete', factId: mine.factId });
+    // Of several holders, add names the oldest (the lowest id).
+    assert.equal((await store.addFact({ agentId: 'a', content: 'same text' })).factId, other.id);
+    // Deleting it leaves the other one found by add.
+    await store.reflect({ agentId: 'a', action: 'delete', factId: other.id });
     assert.deepEqual(await store.addFact({ agentId: 'a', content: 'SAME TEXT' }), {
-      factId: other.id,
-      createdAt: other.createdAt,
+      factId: mine.factId,
+      createdAt: mine.createdAt,
       duplicate: true,
     });
     assert.deepEqual(await store.counts(), { facts: 1, checkpoints: 0, agents: 1 });

@@ -1,4 +1,4 @@
-// Layout 2 seals every stored value with a checksum (docs/architecture.md,
+// Layout 3 seals every stored value with a checksum (docs/architecture.md,
 // "Storage"). A store of layout 1 (the same records, unsealed) is sealed in
 // place at open: every record reads back as it was, search answers, and
 // `memoryd --verify` finds nothing damaged.
@@ -10,7 +10,7 @@ import { CheckpointSave, MemoryAdd, MemorySearch } from '@memoryd/protocol';
 import { cleanupAll, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { listedCheckpoints, listedFacts } from './helpers/read-all.js';
 import { connect } from './helpers/rpc.js';
-import { unsealValue } from './helpers/seal.js';
+import { sealValue, unsealValue } from './helpers/seal.js';
 import { runMemoryd } from './helpers/store-files.js';
 
 after(cleanupAll);
@@ -72,4 +72,38 @@ it('a store that lost its layout record is refused, and --repair keeps its recor
   assert.deepEqual(await listedFacts(c, 'lost'), facts);
   c.socket.destroy();
   await d.stop();
+});
+
+it('a layout-2 store (a dedup entry per text, listing its facts) gets a key per claim at open', async () => {
+  let d = await startDaemon();
+  let c = await connect(d.socket);
+  const first = await c.ok(MemoryAdd, { agentId: 'two', content: 'the ferry leaves at nine' });
+  await c.ok(MemoryAdd, { agentId: 'two', content: 'the ferry returns at six' });
+  c.socket.destroy();
+  await d.stop();
+
+  // Layout 2 as an earlier release wrote it: one sealed value per text, the ids as a JSON list.
+  const db = new Level<string, string>(join(d.dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
+  await db.open();
+  const claims = await db.iterator({ gte: '!dedup!', lt: '!dedup"' }).all();
+  assert.equal(claims.length, 2, 'one claim key per fact');
+  const batch = db.batch();
+  for (const [key] of claims) {
+    const [agentId, hash, factId] = key.slice('!dedup!'.length).split('\x00');
+    const entry = `!dedup!${agentId}\x00${hash}`;
+    batch.del(key).put(entry, sealValue(entry, JSON.stringify([factId])));
+  }
+  batch.put('!meta!layout', sealValue('!meta!layout', '2'));
+  await batch.write();
+  await db.close();
+
+  d = await startDaemon({ socket: d.socket, dataDir: d.dataDir });
+  assert.match(d.stderr(), /rewriting the dedup entries/);
+  c = await connect(d.socket);
+  const again = await c.ok(MemoryAdd, { agentId: 'two', content: '  The ferry leaves at NINE ' });
+  assert.deepEqual(again, { factId: first.factId, createdAt: first.createdAt, duplicate: true });
+  c.socket.destroy();
+  await d.stop();
+  const verify = await runMemoryd(d.dataDir, '--verify');
+  assert.equal(verify.exit()?.code, 0, verify.stdout());
 });

@@ -67,9 +67,6 @@ export const AgentStats = Type.Object({
 /** An agent's counters: current facts, checkpoints, and the facts' summed length. */
 export type AgentStats = Static<typeof AgentStats>;
 
-/** The current facts holding one normalised text (normally exactly one), oldest claim first. */
-export const DedupClaimants = Type.Array(StoredId, { minItems: 1 });
-
 /** `value` as a record of `schema`, for any backend; a decode error for `what` when it is not one. */
 export function checkStored<T extends TSchema>(schema: T, what: string, value: unknown): Static<T> {
   const checked = validate(schema, value, 'value');

@@ -78,7 +78,8 @@ export async function corruptRecords(dataDir: string, id: string, garbage: strin
   const db = new Level<string, string>(join(dataDir, 'store'), { keyEncoding: 'utf8', valueEncoding: 'utf8' });
   await db.open();
   try {
-    const keys = (await db.keys().all()).filter((k) => k.includes(id));
+    // The record's own key: a dedup claim names the fact too (`!dedup!<agent>\0<hash>\0<id>`).
+    const keys = (await db.keys().all()).filter((k) => k.includes(id) && !k.startsWith('!dedup!'));
     for (const key of keys) await db.put(key, sealed ? sealValue(key, garbage) : garbage);
     return keys.length;
   } finally {

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { decodeError } from '../../errors.js';
-import { AgentStats, DedupClaimants, StoredCheckpoint, StoredFact, checkStored } from '../stored-records.js';
+import { AgentStats, StoredCheckpoint, StoredFact, checkStored } from '../stored-records.js';
 
 export { AgentStats, StoredCheckpoint, StoredFact } from '../stored-records.js';
 
@@ -42,11 +42,6 @@ export function decodeStats(what: string, text: string): AgentStats {
   return decode(AgentStats, what, text);
 }
 
-/** Decodes a dedup entry: the ids of the current facts holding its text, oldest claim first. */
-export function decodeDedupClaimants(what: string, text: string): string[] {
-  return decode(DedupClaimants, what, text);
-}
-
 /** Encodes a fact version, omitting absent optional keys (never null). */
 export function encodeFact(fact: StoredFact): string {
   const out: StoredFact = { id: fact.id, content: fact.content, createdAt: fact.createdAt };
@@ -67,11 +62,6 @@ export function encodeCheckpoint(checkpoint: StoredCheckpoint): string {
 /** Encodes an agent's counters. */
 export function encodeStats(stats: AgentStats): string {
   return JSON.stringify({ facts: stats.facts, checkpoints: stats.checkpoints, length: stats.length });
-}
-
-/** Encodes a dedup entry (a non-empty list of fact ids). */
-export function encodeDedupClaimants(factIds: readonly string[]): string {
-  return JSON.stringify(factIds);
 }
 
 /*

@@ -62,7 +62,7 @@ export async function addFact(ctx: StoreContext, p: ParamsOf<typeof MemoryAdd>):
     if (p.tags !== undefined) fact.tags = p.tags;
     const batch = new WriteBatch();
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(fact));
-    await dedup.add(p.agentId, hash, id);
+    dedup.add(p.agentId, hash, id);
     dedup.flush(batch);
     const index = new IndexEdits(batch);
     index.add(p.agentId, fact);

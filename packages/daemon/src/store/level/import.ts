@@ -59,7 +59,7 @@ export async function importRecords(
           continue;
         }
         batch.put(ctx.subs.fact, key, encodeFact(fact));
-        await dedup.add(r.agentId, contentHash(fact.content), fact.id);
+        dedup.add(r.agentId, contentHash(fact.content), fact.id);
         index.add(r.agentId, fact);
       }
       dedup.flush(batch);

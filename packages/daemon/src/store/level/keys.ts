@@ -2,20 +2,23 @@ import { Limits } from '@memoryd/protocol';
 import { decodeError, invalidParams } from '../../errors.js';
 
 /*
- * Key layout (LayoutVersion 2). Every record lives in one sublevel; a
+ * Key layout (LayoutVersion 3). Every record lives in one sublevel; a
  * sublevel prefixes its keys with `!name!` (abstract-level's separator).
  * Keys and values are UTF-8 strings; every value is sealed with a
  * checksum of its key and payload (record-seal.ts), and the payloads
  * below are JSON (see codec.ts) unless said otherwise: the stored
  * records of format 1 (stored-records.ts), whose shapes are held apart
- * from the wire's. Layout 1 was the same without seals; a store of layout
- * 1 is sealed at open (seal-store.ts).
+ * from the wire's. Layout 1 was the same without seals; layout 2 kept one
+ * dedup entry per text, listing its facts. A store of an older layout is
+ * brought to this one at open (seal-store.ts).
  *
- *   !meta!layout                     "2"
+ *   !meta!layout                     "3"
  *   !fact!<agentId>\x00<factId>      a current fact
  *   !hist!<agentId>\x00<factId>      a past version: superseded or deleted
- *   !dedup!<agentId>\x00<sha256>     ids of the current facts holding that normalised
- *                                    text: one, unless an import brought in more
+ *   !dedup!<agentId>\x00<sha256>\x00<factId>  "1": fact factId is current and holds
+ *                                    that normalised text (a key per fact holding it:
+ *                                    one, unless an import brought in more), so that
+ *                                    adding or dropping a claim is a write, never a read
  *   !ckpt!<agentId>\x00<checkpointId> a checkpoint, state included
  *   !stats!<agentId>                 {facts, checkpoints, length} of an agent with
  *                                    facts or checkpoints > 0 (length: the summed
@@ -42,7 +45,7 @@ import { decodeError, invalidParams } from '../../errors.js';
  */
 
 /** Version of this layout, kept under `!meta!layout`. */
-export const LayoutVersion = '2';
+export const LayoutVersion = '3';
 
 /** Names of the sublevels (bytes '!' < x < 127, as abstract-level requires). */
 export const SublevelNames = {
@@ -92,11 +95,23 @@ export function recordKey(agentId: string, id: string): string {
   return agentId + KEY_SEP + id;
 }
 
-/** Key of a dedup entry: `<agentId>\x00<sha256 hex of the normalised text>`. */
-export function dedupKey(agentId: string, hash: string): string {
+/** What every dedup key of one text of one agent begins with: `<agentId>\x00<sha256 hex of the normalised text>\x00`. */
+export function dedupPrefix(agentId: string, hash: string): string {
   assertAgentId(agentId);
   if (!SHA256_HEX.test(hash)) throw new Error(`dedup hash is not sha256 hex: ${hash}`);
-  return agentId + KEY_SEP + hash;
+  return agentId + KEY_SEP + hash + KEY_SEP;
+}
+
+/** Key of the claim of fact `factId` on a text: `<agentId>\x00<sha256>\x00<factId>`. */
+export function dedupKey(agentId: string, hash: string, factId: string): string {
+  assertUlid(factId);
+  return dedupPrefix(agentId, hash) + factId;
+}
+
+/** The hash and fact id of a dedup key's rest (what follows `<agentId>\x00`). */
+export function splitDedupRest(rest: string): { hash: string; factId: string } {
+  if (!DEDUP_REST.test(rest)) throw decodeError(`dedup key ${JSON.stringify(rest)}`, new Error('expected <sha256>\\x00<factId>'));
+  return { hash: rest.slice(0, 64), factId: rest.slice(65) };
 }
 
 /** Key of an agent's counters: the agentId itself (the whole key, so no prefix issue). */
@@ -151,7 +166,7 @@ export function splitKey(key: string): { agentId: string; rest: string } {
 // check of the old posting sublevels uses this (see the layout above).
 const TERM = /^[^\x00-\x1f]+$/;
 
-const DEDUP_REST = /^[0-9a-f]{64}$/;
+const DEDUP_REST = /^[0-9a-f]{64}\x00[0-9A-HJKMNP-TV-Z]{26}$/;
 const POSTING_TAIL = /\x00[0-9a-z]{6}[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /**

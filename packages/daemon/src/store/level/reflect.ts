@@ -31,7 +31,7 @@ async function retire(
   batch.del(ctx.subs.fact, key);
   batch.put(ctx.subs.hist, key, encodeFact(retired));
   edits.index.remove(agentId, old);
-  await edits.dedup.remove(agentId, contentHash(old.content), old.id);
+  edits.dedup.remove(agentId, contentHash(old.content), old.id);
 }
 
 /**
@@ -78,7 +78,7 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     await retire(ctx, batch, edits, p.agentId, old, supersededVersion(old, id, createdAt));
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(next));
     index.add(p.agentId, next);
-    await dedup.add(p.agentId, hash, id);
+    dedup.add(p.agentId, hash, id);
     dedup.flush(batch);
     await commit(ctx, batch, what);
     return { action: 'update', factId: old.id, supersededBy: id };

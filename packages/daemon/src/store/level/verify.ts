@@ -1,8 +1,8 @@
 import { rootCause } from '../../errors.js';
 import { docTerms } from '../../search/doc-terms.js';
-import { type AgentStats, decodeCheckpoint, decodeDedupClaimants, decodeFact, decodeStats, decodeSurface, decodeTermCount } from './codec.js';
+import { type AgentStats, decodeCheckpoint, decodeFact, decodeStats, decodeSurface, decodeTermCount } from './codec.js';
 import type { Sublevels } from './db.js';
-import { KEY_SEP, isAgentId, splitKey } from './keys.js';
+import { KEY_SEP, isAgentId, splitDedupRest, splitKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { describeRecord, unseal } from './record-seal.js';
 import type { SealedSublevel } from './sealed-sublevel.js';
@@ -93,13 +93,12 @@ export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
     if (!isAgentId(agentId)) throw new Error('malformed key');
     counters.set(agentId, decodeStats('value', text));
   });
-  await scan(subs.dedup, (key, text) => {
-    const { agentId, rest: hash } = splitKey(key);
-    for (const id of decodeDedupClaimants('value', text)) {
-      const factKey = agentId + KEY_SEP + id;
-      if (hashes.get(factKey) !== hash) problems.push(`dedup entry of agent ${agentId} lists fact ${id}, which is not a current fact holding its text`);
-      claimed.add(factKey);
-    }
+  await scan(subs.dedup, (key) => {
+    const { agentId, rest } = splitKey(key);
+    const { hash, factId: id } = splitDedupRest(rest);
+    const factKey = agentId + KEY_SEP + id;
+    if (hashes.get(factKey) !== hash) problems.push(`dedup entry of agent ${agentId} lists fact ${id}, which is not a current fact holding its text`);
+    claimed.add(factKey);
   });
   // The LevelDB search index of earlier versions, until the next open clears it: only its seals are checked.
   await scan(subs.post, () => {});
