@@ -6,7 +6,7 @@
 // one line; --pg-url-file reads the connection from a file. Skipped,
 // saying so, without a server (PGHOST, PGDATABASE; .ci/run starts one).
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DaemonStatus, MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from '@memoryd/protocol';
@@ -108,5 +108,23 @@ describe('memoryd --store postgres', { skip: PG_SKIP }, () => {
     const refused = await spawnDaemon({ ...onSchema(schema, ['--pg-url-file', file]), wait: 'exit' });
     assert.notEqual(refused.exit()?.code, 0);
     assert.match(refused.stderr(), /must hold a postgresql:\/\/ URL/);
+  });
+
+  it('reads no search index image: its data dir is not LevelDB\'s', async () => {
+    const schema = await freshSchema();
+    // An image of a LevelDB daemon's that used this data dir before: 96 MB nobody should read.
+    const dataDir = join(tempDir('mdpg-'), 'data');
+    mkdirSync(join(dataDir, 'search'), { recursive: true });
+    writeFileSync(join(dataDir, 'search', '0123456789abcdef0123456789abcdef.index'), Buffer.alloc(96 * 1024 * 1024, 1));
+    const d = await startDaemon({ ...onSchema(schema), dataDir, logLevel: 'debug' });
+    const c = await connect(d.socket);
+    await c.ok(MemoryAdd, { agentId: 'pg', content: 'a fact in the database' });
+    assert.equal((await c.ok(MemorySearch, { agentId: 'pg', query: 'database' })).facts.length, 1);
+    // Every byte the process read through a syscall, its own code included.
+    const rchar = Number(/^rchar: (\d+)$/m.exec(readFileSync(`/proc/${d.pid}/io`, 'utf8'))?.[1]);
+    assert.ok(rchar < 64 * 1024 * 1024, `read ${rchar} bytes`);
+    await c.close();
+    await d.stop();
+    assert.doesNotMatch(d.stderr(), /search index image/);
   });
 });

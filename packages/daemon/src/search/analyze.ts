@@ -48,8 +48,9 @@ const HAS_ALNUM = /[a-z0-9]/;
 /**
  * Cuts folded text into segments: Intl.Segmenter, or for pure ASCII an
  * equivalent regular expression (the segmenter dominates analysis time).
- * Non-word characters come one per segment on the fast path; only their
- * identity matters to {@link analyze}. `icu` forces the segmenter.
+ * On the fast path a connector or sigil character between words is a
+ * segment of its own and any other run of them one segment: only that
+ * matters to {@link analyze}. `icu` forces the segmenter.
  */
 export function wordSegments(folded: string, icu = false): WordSegment[] {
   if (icu || !ASCII.test(folded)) {
@@ -57,8 +58,22 @@ export function wordSegments(folded: string, icu = false): WordSegment[] {
   }
   const out: WordSegment[] = [];
   let at = 0;
+  // A character that joins or leads an identifier is a segment of its own;
+  // any other run between words is one segment: all analyze asks of it is
+  // that it is neither.
   const gap = (to: number) => {
-    for (; at < to; at++) out.push({ segment: folded[at]!, index: at, isWordLike: false });
+    let run = -1;
+    for (; at < to; at++) {
+      const c = folded[at]!;
+      if (!CONNECTORS.has(c) && !SIGILS.has(c)) {
+        if (run < 0) run = at;
+        continue;
+      }
+      if (run >= 0) out.push({ segment: folded.slice(run, at), index: run, isWordLike: false });
+      run = -1;
+      out.push({ segment: c, index: at, isWordLike: false });
+    }
+    if (run >= 0) out.push({ segment: folded.slice(run, to), index: run, isWordLike: false });
   };
   for (const m of folded.matchAll(ASCII_WORD)) {
     gap(m.index);

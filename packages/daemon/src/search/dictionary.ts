@@ -65,7 +65,7 @@ export class Dictionary {
 
   /** A fact holding `surface` (a word of term `term`) became current. `deferSort`: a load sorts once at its end. */
   add(surface: string, term: string, deferSort: boolean): void {
-    this.#completions.clear();
+    if (this.#completions.size > 0) this.#completions.clear();
     const s = this.#surfaces.get(surface);
     if (s !== undefined) {
       s.count++;
@@ -80,7 +80,7 @@ export class Dictionary {
 
   /** A fact holding `surface` stopped being current. */
   remove(surface: string): void {
-    this.#completions.clear();
+    if (this.#completions.size > 0) this.#completions.clear();
     const s = this.#surfaces.get(surface);
     if (s === undefined || --s.count > 0) return;
     this.#surfaces.delete(surface);

@@ -4,6 +4,7 @@ import type { AgentLock } from './agent-lock.js';
 import type { AgentCounters } from './counters.js';
 import type { Db, Sublevels } from './db.js';
 import type { FactCache } from './fact-cache.js';
+import type { FactPrepPool } from './fact-prep-pool.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SearchIndexes } from './search-indexes.js';
 
@@ -27,6 +28,8 @@ export interface StoreContext {
   newStamp(): string;
   /** Facts recently returned by searches (store/level/fact-cache.ts). */
   facts: FactCache;
+  /** Prepares imported facts off the event loop (store/level/fact-prep-pool.ts). */
+  factPrep: FactPrepPool;
   /** A new ULID and its creation time (the same millisecond). */
   newId(): { id: string; createdAt: string };
 }

@@ -1,13 +1,14 @@
 import type { AdminImport, ExportRecord, ParamsOf, ResultOf } from '@memoryd/protocol';
-import { encodeCheckpoint, encodeFact } from './codec.js';
+import { encodeCheckpoint } from './codec.js';
 import type { StoreContext } from './context.js';
 import { guard } from './db.js';
 import { DedupEdits } from './dedup.js';
+import { type PreparedFact, unpackDoc } from './fact-prep.js';
 import { IndexEdits } from './index-edits.js';
 import { recordKey } from './keys.js';
-import { contentHash } from '../rules/dedupe-key.js';
 import { isCurrent } from '../rules/fact-versions.js';
 import { checkImportRecords, planImport, storedCheckpointOf, storedFactOf } from '../rules/import-rules.js';
+import type { StoredFact } from '../stored-records.js';
 import { WriteBatch, commit } from './stats.js';
 
 /** Which records' ids their agent already has, as the same kind of record. */
@@ -39,6 +40,19 @@ export async function importRecords(
   const { valid, rejected } = checkImportRecords(p.records);
   if (valid.length === 0) return { imported: 0, skipped: 0, rejected };
 
+  // What each fact's write needs of the fact alone, prepared before the
+  // agents' locks (on a worker for a large import: fact-prep-pool.ts), so
+  // it overlaps the writes of the calls before.
+  const facts = new Map<ExportRecord, number>();
+  const toPrepare: Array<[StoredFact, boolean]> = [];
+  for (const r of valid) {
+    if (r.type !== 'fact') continue;
+    const fact = storedFactOf(r);
+    facts.set(r, toPrepare.length);
+    toPrepare.push([fact, isCurrent(fact)]);
+  }
+  const prepared = await ctx.factPrep.prepare(toPrepare);
+
   return ctx.lock.run(
     valid.map((r) => r.agentId),
     async () => {
@@ -53,14 +67,16 @@ export async function importRecords(
           batch.count(r.agentId, 0, 1);
           continue;
         }
-        const fact = storedFactOf(r);
-        if (!isCurrent(fact)) {
-          batch.put(ctx.subs.hist, key, encodeFact(fact));
+        const at = facts.get(r)!;
+        const [fact, current] = toPrepare[at]!;
+        const { value, hash, doc } = prepared[at] as PreparedFact;
+        if (!current) {
+          batch.put(ctx.subs.hist, key, value);
           continue;
         }
-        batch.put(ctx.subs.fact, key, encodeFact(fact));
-        dedup.add(r.agentId, contentHash(fact.content), fact.id);
-        index.add(r.agentId, fact);
+        batch.put(ctx.subs.fact, key, value);
+        dedup.add(r.agentId, hash!, fact.id);
+        index.addAnalysed(r.agentId, fact.id, unpackDoc(doc!));
       }
       dedup.flush(batch);
       await commit(ctx, batch, `import ${store.length} records`);

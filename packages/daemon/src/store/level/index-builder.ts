@@ -12,10 +12,10 @@ import { agentRange, splitKey } from './keys.js';
 const CHUNK = 1000;
 
 /**
- * The worker's script: the bundle's sibling when the daemon runs bundled
+ * The worker's script (index-worker.ts, which fact-prep-pool.ts runs too): the bundle's sibling when the daemon runs bundled
  * (scripts/bundle-daemon.mjs builds both), else the compiled module.
  */
-function workerScript(): URL {
+export function workerScript(): URL {
   for (const candidate of ['./memoryd-index-worker.mjs', './index-worker.js']) {
     const url = new URL(candidate, import.meta.url);
     if (existsSync(fileURLToPath(url))) return url;

@@ -1,4 +1,4 @@
-import { docTerms } from '../../search/doc-terms.js';
+import { type DocTerms, docTerms } from '../../search/doc-terms.js';
 import type { StoredFact } from './codec.js';
 import type { WriteBatch } from './stats.js';
 
@@ -19,6 +19,12 @@ export class IndexEdits {
   /** Indexes a fact that becomes current, and counts it in its agent's statistics. */
   add(agentId: string, fact: StoredFact): void {
     this.#apply(agentId, fact, 1);
+  }
+
+  /** {@link add} for a fact analysed already (fact-prep.ts): `doc` is docTerms of its content and tags. */
+  addAnalysed(agentId: string, id: string, doc: DocTerms): void {
+    this.#batch.count(agentId, 1, 0, doc.length);
+    this.#batch.indexed(agentId, { id, doc, sign: 1 });
   }
 
   /** Removes a fact that stops being current from the index and the statistics. */

@@ -1,4 +1,6 @@
 import type { IndexSnapshot } from '../../search/index-image.js';
+import type { StoredFact } from './codec.js';
+import type { PreparedFact } from './fact-prep.js';
 
 /** What index-builder.ts sends the index worker, in this order: begin, facts..., end. */
 export type BuildRequest =
@@ -11,3 +13,15 @@ export type BuildReply =
   | { type: 'ack' }
   | { type: 'done'; snapshot: IndexSnapshot; facts: number }
   | { type: 'error'; name: string; message: string; code: string | undefined };
+
+/** What fact-prep-pool.ts sends a worker that prepares facts: facts, each with whether it becomes current. */
+export interface PrepareRequest {
+  type: 'prepare';
+  id: number;
+  facts: Array<[StoredFact, boolean]>;
+}
+
+/** What it answers: the facts prepared (fact-prep.ts), in order, or why it could not. */
+export type PrepareReply =
+  | { type: 'prepared'; id: number; prepared: PreparedFact[] }
+  | { type: 'error'; id: number; name: string; message: string; code: string | undefined };

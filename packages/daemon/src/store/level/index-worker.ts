@@ -1,19 +1,42 @@
-// Builds one agent's search index off the daemon's event loop
-// (index-builder.ts sends the facts, read from one LevelDB
-// snapshot): decodes and analyses each fact as the writes that indexed it
-// did, and hands the finished index back as data, its arrays moved.
+// The daemon's worker thread, in one of two roles, by what it is sent:
+// - it builds one agent's search index off the daemon's event loop
+//   (index-builder.ts sends the facts, read from one LevelDB snapshot):
+//   decodes and analyses each fact as the writes that indexed it did, and
+//   hands the finished index back as data, its arrays moved;
+// - it prepares the facts of imports (fact-prep-pool.ts): each one's
+//   stored value, dedup hash and analysis (fact-prep.ts), so that the
+//   event loop only writes them and applies them to the index.
 import { parentPort } from 'node:worker_threads';
 import { docTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import { decodeFact } from './codec.js';
-import type { BuildReply, BuildRequest } from './index-worker-protocol.js';
+import { prepareFact } from './fact-prep.js';
+import type { BuildReply, BuildRequest, PrepareReply, PrepareRequest } from './index-worker-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('index-worker.js runs as a worker thread');
 
 let index: ResidentIndex | undefined;
 
-port.on('message', (m: BuildRequest) => {
+/** An error as it crosses the thread: its name, message and code. */
+function described(err: unknown): { name: string; message: string; code: string | undefined } {
+  const e = err as { name?: unknown; message?: unknown; code?: unknown };
+  return { name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), code: typeof e?.code === 'string' ? e.code : undefined };
+}
+
+function prepare(m: PrepareRequest): PrepareReply {
+  try {
+    return { type: 'prepared', id: m.id, prepared: m.facts.map(([fact, current]) => prepareFact(fact, current)) };
+  } catch (err) {
+    return { type: 'error', id: m.id, ...described(err) };
+  }
+}
+
+port.on('message', (m: BuildRequest | PrepareRequest) => {
+  if (m.type === 'prepare') {
+    port.postMessage(prepare(m));
+    return;
+  }
   try {
     if (m.type === 'begin') {
       index = new ResidentIndex();
@@ -37,7 +60,6 @@ port.on('message', (m: BuildRequest) => {
     port.postMessage({ type: 'done', snapshot, facts: index.facts } satisfies BuildReply, [...buffers]);
     index = undefined;
   } catch (err) {
-    const e = err as { name?: unknown; message?: unknown; code?: unknown };
-    port.postMessage({ type: 'error', name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), code: typeof e?.code === 'string' ? e.code : undefined } satisfies BuildReply);
+    port.postMessage({ type: 'error', ...described(err) } satisfies BuildReply);
   }
 });

@@ -90,6 +90,7 @@ export class LevelMemoryStore implements MemoryStore {
     // closes; their own failures belong to their callers.
     await Promise.allSettled([...this.#writes]);
     await this.#cursors.close();
+    await this.#ctx.factPrep.close();
     await this.#ctx.search.close();
     await guard('close the store', () => this.#ctx.db.close());
   }

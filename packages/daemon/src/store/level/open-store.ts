@@ -15,6 +15,7 @@ import { AgentCounters } from './counters.js';
 import { GroupCommit } from './group-commit.js';
 import { ensureIndex, ensureStamps } from './index-build.js';
 import { FactCache } from './fact-cache.js';
+import { FactPrepPool } from './fact-prep-pool.js';
 import { IndexImages } from './index-images.js';
 import { SearchIndexes } from './search-indexes.js';
 
@@ -170,6 +171,7 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
       logger,
       counters,
       facts: new FactCache(FACT_CACHE_SIZE),
+      factPrep: new FactPrepPool(),
       search,
       newId: idSource(),
       newStamp,

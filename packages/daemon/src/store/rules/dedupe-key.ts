@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The form under which DESIGN.md calls two facts "the same text": Unicode
@@ -19,5 +19,6 @@ export function normalizeContent(content: string): string {
 
 /** sha256 (hex) of the normalised content: the dedup index's key part. */
 export function contentHash(content: string): string {
-  return createHash('sha256').update(normalizeContent(content), 'utf8').digest('hex');
+  // crypto.hash: the one-shot form, without a Hash object per fact (Node 20.12+).
+  return hash('sha256', normalizeContent(content), 'hex');
 }
