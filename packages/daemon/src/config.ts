@@ -203,13 +203,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
   const indexMemoryText = v['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
   if (store === 'postgres') refuseLevelOnly(v, env);
-  const deprecated: string[] = [];
-  for (const d of DEPRECATED) {
-    const text = v[d.flag.slice(2) as 'busy-poll-us' | 'warm-up-ms'] ?? env[d.env];
-    if (text === undefined) continue;
-    boundedInt(d.flag, text, 0, d.max);
-    deprecated.push(v[d.flag.slice(2) as 'busy-poll-us' | 'warm-up-ms'] === undefined ? d.env : d.flag);
-  }
+  const deprecated = deprecatedGiven(v, env);
 
   return {
     kind: 'run',
@@ -227,6 +221,19 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       deprecated,
     },
   };
+}
+
+/** The deprecated flags and variables given, each checked as it was (a flag named over its variable). */
+function deprecatedGiven(v: { 'busy-poll-us'?: string; 'warm-up-ms'?: string }, env: NodeJS.ProcessEnv): string[] {
+  const given: string[] = [];
+  for (const d of DEPRECATED) {
+    const flag = v[d.flag.slice(2) as 'busy-poll-us' | 'warm-up-ms'];
+    const text = flag ?? env[d.env];
+    if (text === undefined) continue;
+    boundedInt(d.flag, text, 0, d.max);
+    given.push(flag === undefined ? d.env : d.flag);
+  }
+  return given;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { BLOCK, type PostingBlocks } from './posting-blocks.js';
 import type { PostingPool } from './posting-pool.js';
 import { saturation } from './bm25.js';
-import { part } from './part-table.js';
+import { partsOf } from './part-table.js';
 
 /**
  * Where a read of postings puts what it finds ({@link WindowReader.read}),
@@ -39,42 +39,55 @@ export interface BlockGate {
 
 /**
  * #gather's output, shared by every reader: each caller reads it at once,
- * before any other reader gathers (searches run one at a time).
+ * before any other reader gathers (searches run one at a time): offsets
+ * from the window's base, frequencies, and (partsOf) parts.
  */
-const gathered = { at: new Uint32Array(BLOCK), f: new Uint32Array(BLOCK) };
+const gathered = { at: new Uint32Array(BLOCK), f: new Uint32Array(BLOCK), v: new Float64Array(BLOCK) };
 
 /**
- * What WindowReader's read does with one posting's part `v` at offset
- * `o` (ReadInto's three ways): adds it to the sums (`parts` null),
- * listing the offset, when `listed` is given, the first time its sum is
- * `floor` or more; or lists it with its part when above `floor`; or
- * (`best`) keeps it when the best so far, listing the offset at its
- * first. Returns the new count of offsets.
+ * Adds each gathered part to `scores` by offset, listing in `offsets`
+ * (from `n`), when `listed` is given, each offset the first time its sum
+ * is `floor` or more. Returns the new count of offsets.
  */
-function take(
-  o: number,
-  v: number,
-  scores: Float64Array | null,
-  listed: Uint8Array | null,
-  offsets: Uint32Array,
-  n: number,
-  floor: number,
-  parts: Float64Array | null,
-  best: boolean,
-): number {
-  if (best) {
-    const was = scores![o]!;
-    if (was === 0) offsets[n++] = o;
-    if (v > was) scores![o] = v;
-  } else if (parts === null) {
-    const sum = (scores![o]! += v);
+function addParts(count: number, { scores, listed, offsets, floor }: ReadInto, n: number): number {
+  const at = gathered.at;
+  const vs = gathered.v;
+  const sums = scores!;
+  for (let i = 0; i < count; i++) {
+    const o = at[i]!;
+    const sum = (sums[o]! += vs[i]!);
     if (listed !== null && sum >= floor && listed[o] === 0) {
       listed[o] = 1;
       offsets[n++] = o;
     }
-  } else if (v > floor) {
-    offsets[n] = o;
-    parts[n++] = v;
+  }
+  return n;
+}
+
+/** Lists each gathered posting whose part is above `floor`: its offset in `offsets`, its part in `parts` (from `n`). */
+function collectParts(count: number, { offsets, parts, floor }: ReadInto, n: number): number {
+  const at = gathered.at;
+  const vs = gathered.v;
+  for (let i = 0; i < count; i++) {
+    const v = vs[i]!;
+    if (v > floor) {
+      offsets[n] = at[i]!;
+      parts![n++] = v;
+    }
+  }
+  return n;
+}
+
+/** Keeps in `scores` each offset's best part, listing in `offsets` (from `n`) each offset at its first. */
+function keepBestParts(count: number, { scores, offsets }: ReadInto, n: number): number {
+  const at = gathered.at;
+  const vs = gathered.v;
+  const best = scores!;
+  for (let i = 0; i < count; i++) {
+    const o = at[i]!;
+    const was = best[o]!;
+    if (was === 0) offsets[n++] = o;
+    if (vs[i]! > was) best[o] = vs[i]!;
   }
   return n;
 }
@@ -229,17 +242,12 @@ export class WindowReader {
     into: ReadInto,
     n: number,
   ): number {
-    const { scores, listed, offsets, floor, parts, best } = into;
     for (let kind = this.#firstPart(base, hi); kind !== NONE; kind = this.#nextPart(base, hi)) {
       if (gate !== null && this.#passes(gate)) continue;
       if (kind === BLOCK_PART) this.#decodePart();
       const count = this.#gather(base, hi, alive);
-      const at = gathered.at;
-      const fs = gathered.f;
-      for (let i = 0; i < count; i++) {
-        const o = at[i]!;
-        n = take(o, part(table, weight, fs[i]!, lengths[base + o]!, avg), scores, listed, offsets, n, floor, parts, best);
-      }
+      partsOf(table, weight, avg, gathered.f, gathered.at, lengths, base, count, gathered.v);
+      n = into.best ? keepBestParts(count, into, n) : into.parts === null ? addParts(count, into, n) : collectParts(count, into, n);
     }
     return n;
   }
@@ -259,6 +267,7 @@ export class WindowReader {
     if (gathered.at.length < this.#partTop + 1) {
       gathered.at = new Uint32Array(Math.max(BLOCK, this.#partTop + 1));
       gathered.f = new Uint32Array(gathered.at.length);
+      gathered.v = new Float64Array(gathered.at.length);
     }
     const docs = this.#partDocs;
     const freqs = this.#partFreqs;
