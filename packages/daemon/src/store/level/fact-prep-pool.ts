@@ -11,8 +11,18 @@ import type { PrepareReply, PrepareRequest } from './index-worker-protocol.js';
  */
 const IN_THREAD_BELOW = 64;
 
-/** A worker with nothing to do for this long is ended; the next import starts another. */
-const IDLE_MS = 10_000;
+/**
+ * A worker with nothing to do for this long is ended; the next import
+ * starts another (some 30 ms). Short: an idle worker holds some 40 MB.
+ */
+const IDLE_MS = 250;
+
+/**
+ * The worker's young generation, in MB: it allocates an import's analyses
+ * and drops them a call later, so a small one collects often and cheaply
+ * and keeps its memory small (Worker's public resourceLimits option).
+ */
+const WORKER_YOUNG_MB = 4;
 
 /**
  * Prepares the facts of a bulk import on a worker thread (fact-prep.ts):
@@ -60,7 +70,7 @@ export class FactPrepPool {
 
   #started(): Worker {
     if (this.#worker !== undefined) return this.#worker;
-    const worker = new Worker(workerScript());
+    const worker = new Worker(workerScript(), { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
     worker.on('message', (m: PrepareReply) => this.#answer(m));
     worker.on('error', (err) => this.#lost(worker, err));
     worker.on('exit', (code) => this.#lost(worker, new Error(`the fact preparation worker exited (code ${code})`)));
