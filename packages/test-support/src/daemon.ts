@@ -120,6 +120,23 @@ export interface DaemonHandle {
   signal(sig: NodeJS.Signals): void;
 }
 
+/** Flags that tune only the LevelDB store, with the number of values each takes. */
+const LEVEL_ONLY_FLAGS: ReadonlyMap<string, number> = new Map([
+  ['--no-sync', 0],
+  ['--index-memory', 1],
+]);
+
+/** Removes the LevelDB store's own flags (and their values) from `args`, in place. */
+function dropLevelFlags(args: string[]): void {
+  for (let i = 0; i < args.length; ) {
+    const arg = args[i]!;
+    const name = arg.split('=', 1)[0]!;
+    const values = LEVEL_ONLY_FLAGS.get(name);
+    if (values === undefined) i += 1;
+    else args.splice(i, arg.includes('=') ? 1 : 1 + values);
+  }
+}
+
 /** The PostgreSQL schema of a data dir's daemon under MEMORYD_TEST_STORE=postgres: one per data dir. */
 export function testSchemaFor(dataDir: string): string {
   return `memoryd_t_${createHash('sha256').update(dataDir).digest('hex').slice(0, 16)}`;
@@ -144,6 +161,8 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
   if (process.env['MEMORYD_TEST_STORE'] === 'postgres' && !args.includes('--store')) {
     // The suites that run on every backend, run again on PostgreSQL (scripts/run-tests.mjs):
     // each data dir's daemon keeps its tables in a schema of its own, the same one at a restart.
+    // The LevelDB store's own flags are usage errors there, so they are left out.
+    dropLevelFlags(args);
     args.push('--store', 'postgres');
     env['PGOPTIONS'] ??= `-c search_path=${testSchemaFor(dataDir)}`;
   }
