@@ -21,9 +21,9 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-const WINDOW_MS = 30_000;
+const WINDOW_MS = 60_000;
 
-test('an idle daemon and an idle shim use under 0.1% of a CPU', { skip: !existsSync('/proc/self/stat') && 'no /proc here', timeout: 90_000 }, async () => {
+test('an idle daemon and an idle shim use under 0.1% of a CPU', { skip: !existsSync('/proc/self/stat') && 'no /proc here', timeout: 120_000 }, async () => {
   const daemon = await startDaemon();
   const shim = await overStdio(['--socket', daemon.socket, '--no-autostart']);
   try {
@@ -35,7 +35,7 @@ test('an idle daemon and an idle shim use under 0.1% of a CPU', { skip: !existsS
     const before = { daemon: cpuMs(daemon.pid), shim: cpuMs(shim.pid) };
     await sleep(WINDOW_MS);
     const used = { daemon: cpuMs(daemon.pid) - before.daemon, shim: cpuMs(shim.pid) - before.shim };
-    // 0.1% of 30 s is 30 ms: three clock ticks.
+    // 0.1% of a minute is 60 ms: six clock ticks.
     assert.ok(used.daemon <= WINDOW_MS / 1000, `the daemon used ${used.daemon} ms of CPU in ${WINDOW_MS} ms idle`);
     assert.ok(used.shim <= WINDOW_MS / 1000, `the shim used ${used.shim} ms of CPU in ${WINDOW_MS} ms idle`);
   } finally {
