@@ -148,14 +148,14 @@ export function readWindowWhole(w: WindowSearch, base: number, hi: number, allCo
   // Facts in a range some slot passed over cannot enter.
   for (let i = 0; i < w.passed; i++) w.scores.fill(0, Math.max(base, w.passedLo[i]!) - base, Math.min(hi, w.passedHi[i]!) - base + 1);
   w.passed = 0;
-  // Offered in any order: the heap settles ties by id. A tie with the
-  // threshold cannot enter where ordinals follow ids (the facts held are
-  // newer): TopK.prunable, written out, since it runs for every fact listed.
+  // Offered in any order: the heap settles ties by id. What cannot enter
+  // (TopK.prunable: below the threshold, or tied where the facts held
+  // are newer) is not offered.
   const top = w.top;
   for (let i = 0; i < listed; i++) {
     const at = w.candidates[i]!;
     const score = w.scores[at]!;
-    if (score > 0 && (score > top.threshold || (score === top.threshold && !w.ordered))) top.offer(base + at, score);
+    if (score > 0 && !top.prunable(score)) top.offer(base + at, score);
     w.isCandidate[at] = 0;
     w.scores[at] = 0;
   }

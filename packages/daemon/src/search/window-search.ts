@@ -43,8 +43,6 @@ export class WindowSearch {
   /** The prefix's slot, or -1. */
   prefix = -1;
   avg = 0;
-  /** Whether ordinals follow id order: a fact met later then loses a tie. */
-  ordered = true;
   lengths: Uint32Array = new Uint32Array(0);
   alive: Uint8Array = new Uint8Array(0);
   readonly top = new TopK();
@@ -122,7 +120,6 @@ export class WindowSearch {
     this.prefix = prefix;
     this.avg = avg;
     this.lengths = facts.lengths;
-    this.ordered = facts.ordered;
     this.alive = alive;
     this.top.begin(k, facts);
     if (this.counts.length < n) this.#grow(n);

@@ -1,9 +1,9 @@
 import { Worker } from 'node:worker_threads';
-import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
+import { storageError } from '../../errors.js';
 import type { StoredFact } from './codec.js';
 import { type PreparedFact, prepareFact } from './fact-prep.js';
 import { workerScript } from './index-builder.js';
-import type { PrepareReply, PrepareRequest } from './index-worker-protocol.js';
+import { type PrepareReply, type PrepareRequest, workerError } from './index-worker-protocol.js';
 
 /**
  * Fewer facts than this are prepared on the event loop: a trip to the
@@ -82,10 +82,7 @@ export class FactPrepPool {
     const waiting = this.#waiting.get(m.id);
     this.#waiting.delete(m.id);
     if (m.type === 'prepared') waiting?.resolve(m.prepared);
-    else {
-      const known = m.code === DaemonErrorCodes.Damaged || m.code === DaemonErrorCodes.Decode;
-      waiting?.reject(known ? new DaemonError(m.code as typeof DaemonErrorCodes.Damaged, m.message) : storageError('prepare imported facts', new Error(`${m.name}: ${m.message}`)));
-    }
+    else waiting?.reject(workerError('prepare imported facts', m));
     if (this.#waiting.size > 0) return;
     // An idle worker must not keep the event loop alive.
     this.#worker?.unref();

@@ -3,7 +3,7 @@ import { encodeCheckpoint } from './codec.js';
 import type { StoreContext } from './context.js';
 import { guard } from './db.js';
 import { DedupEdits } from './dedup.js';
-import { type PreparedFact, unpackDoc } from './fact-prep.js';
+import { unpackDoc } from './fact-prep.js';
 import { IndexEdits } from './index-edits.js';
 import { recordKey } from './keys.js';
 import { isCurrent } from '../rules/fact-versions.js';
@@ -69,7 +69,7 @@ export async function importRecords(
         }
         const at = facts.get(r)!;
         const [fact, current] = toPrepare[at]!;
-        const { value, hash, doc } = prepared[at] as PreparedFact;
+        const { value, hash, doc } = prepared[at]!;
         if (!current) {
           batch.put(ctx.subs.hist, key, value);
           continue;

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
-import type { BuildReply, BuildRequest } from './index-worker-protocol.js';
+import { storageError } from '../../errors.js';
+import { type BuildReply, type BuildRequest, workerError } from './index-worker-protocol.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import { countersAt, expectCount } from './count-check.js';
 import { type Db, type Sublevels, guard } from './db.js';
@@ -55,11 +55,7 @@ export async function buildIndex(db: Db, subs: Sublevels, agentId: string, lengt
       wake = undefined;
     }
     const reply = replies.shift()!;
-    if (reply.type === 'error') {
-      const code = reply.code;
-      if (code === DaemonErrorCodes.Damaged || code === DaemonErrorCodes.Decode) throw new DaemonError(code, reply.message);
-      throw storageError(`build the search index of agent ${agentId}`, new Error(`${reply.name}: ${reply.message}`));
-    }
+    if (reply.type === 'error') throw workerError(`build the search index of agent ${agentId}`, reply);
     return reply;
   };
   const send = (m: BuildRequest) => worker.postMessage(m);

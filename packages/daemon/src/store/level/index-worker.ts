@@ -11,15 +11,15 @@ import { docTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import { decodeFact } from './codec.js';
 import { prepareFact } from './fact-prep.js';
-import type { BuildReply, BuildRequest, PrepareReply, PrepareRequest } from './index-worker-protocol.js';
+import type { BuildReply, BuildRequest, PrepareReply, PrepareRequest, WorkerFailure } from './index-worker-protocol.js';
 
 const port = parentPort;
 if (port === null) throw new Error('index-worker.js runs as a worker thread');
 
 let index: ResidentIndex | undefined;
 
-/** An error as it crosses the thread: its name, message and code. */
-function described(err: unknown): { name: string; message: string; code: string | undefined } {
+/** An error as it crosses the thread. */
+function described(err: unknown): WorkerFailure {
   const e = err as { name?: unknown; message?: unknown; code?: unknown };
   return { name: String(e?.name ?? 'Error'), message: String(e?.message ?? err), code: typeof e?.code === 'string' ? e.code : undefined };
 }

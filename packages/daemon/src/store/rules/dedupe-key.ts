@@ -1,8 +1,9 @@
 import { hash } from 'node:crypto';
 
 /**
- * The form under which DESIGN.md calls two facts "the same text": Unicode
- * NFC, case folded, trimmed, runs of white space collapsed to one space.
+ * The form under which docs/protocol.md (`memory.add`) calls two facts
+ * "the same text": Unicode NFC, case folded, trimmed, runs of white space
+ * collapsed to one space.
  * Case folding is approximated by upper- then lower-casing, which folds
  * what plain lower-casing misses (`ß` and `SS` → `ss`, `ς` and `σ` → `σ`);
  * NFC runs again because case mapping can leave text unnormalised.
