@@ -96,3 +96,8 @@ export function decodeError(what: string, cause: unknown): DaemonError {
   const detail = cause instanceof Error ? cause.message : String(cause);
   return new DaemonError(DaemonErrorCodes.Decode, `could not decode ${what}: ${detail}`, { cause });
 }
+
+/** The refusal of writes while a store is read-only, naming why. */
+export function readOnly(cause: string, err?: unknown): DaemonError {
+  return new DaemonError(DaemonErrorCodes.ReadOnly, `the store is read-only: ${cause}`, err === undefined ? {} : { cause: err });
+}

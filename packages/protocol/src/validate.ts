@@ -43,7 +43,7 @@ function literalChoices(schema: TSchema): string | undefined {
 }
 
 function reasonOf(error: ValueError): string {
-  const rule = textRule(error.schema) ?? stateRule(error.schema);
+  const rule = textRule(error.schema, error.value) ?? stateRule(error.schema);
   if (rule !== undefined) return rule;
   if (error.value === null) return 'must not be null (omit an optional field instead)';
   const choices = literalChoices(error.schema);

@@ -53,6 +53,11 @@ export class ExportSessions<P extends ExportPositionOf, S extends ExportSession<
     this.#release = release;
   }
 
+  /** Sessions open now. */
+  get size(): number {
+    return this.#sessions.size;
+  }
+
   /** Starts keeping a new session. */
   add(session: S): void {
     this.#sessions.set(session.id, session);

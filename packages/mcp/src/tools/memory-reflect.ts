@@ -15,7 +15,7 @@ export const MemoryReflectInput = Type.Object({
   // description saying when it is needed.
   content: Type.Optional({
     ...Content,
-    description: 'The corrected text (required for "update", ignored for "delete"): 1-16384 bytes of UTF-8, not only white space.',
+    description: 'The corrected text (required for "update", ignored for "delete"): 1-16384 bytes of UTF-8, not only white space; no U+0000 and no unpaired surrogate.',
   } as typeof Content),
 });
 

@@ -49,6 +49,11 @@ export interface TextOptions {
   unit: 'bytes' | 'codePoints';
   /** Reject strings made only of white space. */
   notBlank: boolean;
+  /**
+   * Text a store keeps: refuse what no backend can keep exactly, U+0000
+   * and unpaired surrogates (docs/protocol.md, "Text that is stored").
+   */
+  stored?: boolean;
   description: string;
 }
 
@@ -63,8 +68,31 @@ TypeRegistry.Set<TText>(TextKind, (schema, value) => {
   const o = schema[textOptions];
   const size = o.unit === 'bytes' ? utf8Bytes(value) : codePoints(value);
   if (size < o.min || size > o.max) return false;
+  if (o.stored === true && unstorable(value) !== undefined) return false;
   return !o.notBlank || NOT_BLANK.test(value);
 });
+
+/**
+ * Why `text` cannot be stored exactly, or undefined when it can: U+0000,
+ * which PostgreSQL's text cannot hold, and an unpaired surrogate, which is
+ * not Unicode and which UTF-8 (both stores' encoding) turns into U+FFFD.
+ */
+export function unstorable(text: string): string | undefined {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0) return `must not contain U+0000 (NUL), found at character ${i}`;
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        i++;
+        continue;
+      }
+    }
+    return `must be well-formed Unicode: an unpaired surrogate (U+${c.toString(16).toUpperCase()}) at character ${i} cannot be stored`;
+  }
+  return undefined;
+}
 
 /**
  * A string measured in UTF-8 bytes or code points. Its JSON Schema shows
@@ -87,10 +115,14 @@ export function Text(options: TextOptions): TText {
   return schema;
 }
 
-/** Why a value fails a {@link Text} schema, in words. */
-export function textRule(schema: TSchema): string | undefined {
+/** Why `value` fails a {@link Text} schema, in words. */
+export function textRule(schema: TSchema, value?: unknown): string | undefined {
   const o = (schema as Partial<TText>)[textOptions];
   if (o === undefined) return undefined;
+  if (o.stored === true && typeof value === 'string') {
+    const why = unstorable(value);
+    if (why !== undefined) return why;
+  }
   const unit = o.unit === 'bytes' ? 'bytes of UTF-8' : 'characters';
   const blank = o.notBlank ? ', not only white space' : '';
   return `must be a string of ${o.min} to ${o.max} ${unit}${blank}`;

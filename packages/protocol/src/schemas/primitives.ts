@@ -33,7 +33,8 @@ export const Content = Text({
   max: Limits.contentMaxBytes,
   unit: 'bytes',
   notBlank: true,
-  description: 'Fact text: 1-16384 bytes of UTF-8, not only white space.',
+  stored: true,
+  description: 'Fact text: 1-16384 bytes of UTF-8, not only white space; no U+0000 and no unpaired surrogate.',
 });
 
 /** One tag: 1–64 code points, not only white space. */
@@ -42,7 +43,8 @@ export const Tag = Text({
   max: Limits.tagMaxCodePoints,
   unit: 'codePoints',
   notBlank: true,
-  description: 'Tag: 1-64 characters (code points), not only white space.',
+  stored: true,
+  description: 'Tag: 1-64 characters (code points), not only white space; no U+0000 and no unpaired surrogate.',
 });
 
 /** At most 32 tags. */

@@ -1,4 +1,4 @@
-import { DaemonError, DaemonErrorCodes, rootCause } from '../../errors.js';
+import { DaemonError, readOnly, rootCause } from '../../errors.js';
 import type { BatchOp, Db } from './db.js';
 
 /** Writes operations whose keys already carry their sublevel prefix, atomically. */
@@ -120,9 +120,4 @@ export class GroupCommit {
       },
     );
   }
-}
-
-/** The refusal of writes after a failed one, naming what failed. */
-export function readOnly(cause: string, err?: unknown): DaemonError {
-  return new DaemonError(DaemonErrorCodes.ReadOnly, `the store is read-only: ${cause}`, err === undefined ? {} : { cause: err });
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { DaemonError, DaemonErrorCodes, rootCause, storageError } from '../../errors.js';
-import { readOnly } from './group-commit.js';
+import { readOnly } from '../../errors.js';
 import { type StoreProblem, inspectStoreFiles } from './level-files/inspect.js';
 import type { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';

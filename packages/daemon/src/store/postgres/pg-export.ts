@@ -1,9 +1,10 @@
 import { type AdminExport, type ExportRecord, Limits, type ParamsOf, type ResultOf } from '@memoryd/protocol';
 import type pg from 'pg';
-import { storageError } from '../../errors.js';
+import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { checkpointRecord, factRecord } from '../rules/records.js';
 import { type ExportSession, ExportSessions, newExportSession } from '../export-sessions.js';
+import { EXPORT_CONNECTIONS, isConnectionLoss, release } from './pg-connections.js';
 import { type CheckpointRow, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 
 /*
@@ -49,16 +50,21 @@ const PAGE_SQL = `
 export class PgExports {
   readonly #pool: pg.Pool;
   readonly #sessions: ExportSessions<Position, Session>;
+  readonly #ttlMs: number;
+  readonly #lost: (err: unknown) => void;
 
-  constructor(pool: pg.Pool, ttlMs: number, logger: Logger) {
+  /** `pool` is the export pool; `lost` hears of a connection that failed. */
+  constructor(pool: pg.Pool, ttlMs: number, logger: Logger, lost: (err: unknown) => void) {
     this.#pool = pool;
+    this.#ttlMs = ttlMs;
+    this.#lost = lost;
     this.#sessions = new ExportSessions(ttlMs, logger, async (session) => {
       try {
         await session.client.query('ROLLBACK');
         session.client.release();
       } catch (err) {
         session.client.release(true);
-        throw err;
+        if (!isConnectionLoss(err)) throw err;
       }
     });
   }
@@ -70,6 +76,10 @@ export class PgExports {
       try {
         ({ rows } = await session.client.query<ExportRow>(PAGE_SQL, [session.agentId ?? null, from.agentId, from.kind, from.id, session.limit + 1]));
       } catch (err) {
+        if (isConnectionLoss(err)) {
+          session.ending = 'connection lost';
+          this.#lost(err);
+        }
         throw storageError('read an export page', err);
       }
       const records: ExportRecord[] = rows
@@ -89,16 +99,24 @@ export class PgExports {
   }
 
   async #start(p: ParamsOf<typeof AdminExport>): Promise<{ session: Session; from: Position }> {
+    if (this.#sessions.size >= EXPORT_CONNECTIONS) {
+      throw new DaemonError(
+        DaemonErrorCodes.Storage,
+        `${this.#sessions.size} exports are open, the most at once on PostgreSQL: read one to its end, or wait for one to go idle for ${this.#ttlMs / 1000} s`,
+      );
+    }
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
     } catch (err) {
+      this.#lost(err);
       throw storageError('open an export snapshot', err);
     }
     try {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
     } catch (err) {
-      client.release(true);
+      release(client, err);
+      if (isConnectionLoss(err)) this.#lost(err);
       throw storageError('open an export snapshot', err);
     }
     const session: Session = { ...newExportSession<Position>(), client, agentId: p.agentId, limit: p.limit ?? Limits.exportLimitDefault };

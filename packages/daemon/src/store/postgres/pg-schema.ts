@@ -2,6 +2,7 @@ import type pg from 'pg';
 import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { STORED_RECORD_FORMAT } from '../stored-records.js';
+import { release, sqlState } from './pg-connections.js';
 
 /*
  * The PostgreSQL schema, as numbered migrations the daemon applies at
@@ -111,6 +112,32 @@ async function ensureSchema(client: pg.PoolClient): Promise<void> {
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${client.escapeIdentifier(name)}`);
 }
 
+/** Why this daemon will not write a database a newer daemon migrated to version `at`. */
+export function newerSchema(at: number): string {
+  return `the database's schema is at version ${at}, newer than this daemon's ${SCHEMA_VERSION}: run a memoryd at least as new as the one that migrated it`;
+}
+
+/**
+ * Takes the migration lock, within the lock timeout: a daemon that
+ * cannot says which server process holds it, in one line.
+ */
+async function lockMigrations(client: pg.PoolClient): Promise<void> {
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+  } catch (err) {
+    if (sqlState(err) !== '55P03') throw err;
+    const { rows } = await client
+      .query<{ pid: number; app: string }>(
+        `SELECT l.pid, a.application_name AS app FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+          WHERE l.locktype = 'advisory' AND l.granted AND ((l.classid::bigint << 32) | l.objid::bigint) = $1`,
+        [MIGRATION_LOCK.toString()],
+      )
+      .catch(() => ({ rows: [] as { pid: number; app: string }[] }));
+    const holder = rows[0] === undefined ? 'another session' : `server process ${rows[0].pid}${rows[0].app ? ` (${rows[0].app})` : ''}`;
+    throw new DaemonError(DaemonErrorCodes.Storage, `could not take the schema migration lock within the lock timeout (--pg-lock-timeout): ${holder} holds it`, { cause: err });
+  }
+}
+
 /**
  * Brings the database's schema to {@link SCHEMA_VERSION}; throws a
  * StoreNewer error for a database a newer daemon migrated, and a storage
@@ -118,9 +145,15 @@ async function ensureSchema(client: pg.PoolClient): Promise<void> {
  * migration is one transaction).
  */
 export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logger): Promise<void> {
-  const client = await pool.connect();
+  let client: pg.PoolClient;
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+    client = await pool.connect();
+  } catch (err) {
+    throw storageError('connect to PostgreSQL', err);
+  }
+  let failed: unknown;
+  try {
+    await lockMigrations(client);
     try {
       await ensureSchema(client);
       await client.query(
@@ -133,12 +166,7 @@ export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logg
       );
       const { rows } = await client.query<{ version: number | null }>('SELECT max(version) AS version FROM memoryd_migrations');
       const at = rows[0]?.version ?? 0;
-      if (at > SCHEMA_VERSION) {
-        throw new DaemonError(
-          DaemonErrorCodes.StoreNewer,
-          `the database's schema is at version ${at}, newer than this daemon's ${SCHEMA_VERSION}: run a memoryd at least as new as the one that migrated it`,
-        );
-      }
+      if (at > SCHEMA_VERSION) throw new DaemonError(DaemonErrorCodes.StoreNewer, newerSchema(at));
       if (at === SCHEMA_VERSION) return;
       const unaccent = await unaccentSchema(client);
       for (let version = at + 1; version <= SCHEMA_VERSION; version++) {
@@ -161,9 +189,10 @@ export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logg
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]).catch(() => undefined);
     }
   } catch (err) {
+    failed = err;
     if (err instanceof DaemonError) throw err;
     throw storageError('migrate the database schema', err);
   } finally {
-    client.release();
+    release(client, failed);
   }
 }

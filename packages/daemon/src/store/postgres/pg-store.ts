@@ -1,6 +1,6 @@
 import { Limits } from '@memoryd/protocol';
 import pg from 'pg';
-import { DaemonError, notFound, storageError } from '../../errors.js';
+import { DaemonError, notFound, readOnly, storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { idSource } from '../ids.js';
 import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
@@ -9,10 +9,13 @@ import { deletedVersion, isCurrent, nextVersion, notCurrentError, supersededVers
 import { checkImportRecords, planImport, storedCheckpointOf, storedFactOf } from '../rules/import-rules.js';
 import { toFact } from '../rules/records.js';
 import type { StoredCheckpoint, StoredFact } from '../stored-records.js';
+import { claimOrHolder, releaseClaim } from './pg-claims.js';
+import { DEFAULT_PG_TIMEOUTS, EXPORT_CONNECTIONS, REQUEST_CONNECTIONS, isConnectionLoss, isRetryable, openPool, type PgTimeouts, release, sqlState } from './pg-connections.js';
 import { PgExports } from './pg-export.js';
+import { PgHealth } from './pg-health.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 import { migrate } from './pg-schema.js';
-import { searchQuery } from './pg-search.js';
+import { searchFacts } from './pg-search.js';
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -23,7 +26,12 @@ export interface PostgresStoreOptions {
   logger: Logger;
   /** Idle time after which an export cursor expires; default 60,000 ms. */
   exportCursorTtlMs?: number;
+  /** How long to wait for the server; default {@link DEFAULT_PG_TIMEOUTS}. */
+  timeouts?: PgTimeouts;
 }
+
+/** Times a transaction runs when it fails on a serialization failure or a deadlock. */
+const TRANSACTION_TRIES = 5;
 
 /** A fact version's row, in the columns of {@link INSERT_FACT}: `dedupKey` set while it is current. */
 const INSERT_FACT = `INSERT INTO facts (agent_id, id, content, tags, created_at, updated_at, superseded_by, deleted_at, dedup_key)
@@ -38,98 +46,122 @@ function checkpointValues(agentId: string, c: StoredCheckpoint): unknown[] {
   return [agentId, c.id, c.createdAt, JSON.stringify(c.state), c.messageCount ?? null];
 }
 
-/**
- * Claims a normalised text for fact `factId` unless another current fact
- * holds it (waiting for a transaction claiming it at the same time);
- * true when this one now holds it.
- */
-async function claimText(client: pg.PoolClient, agentId: string, dedupKey: string, factId: string): Promise<boolean> {
-  const claimed = await client.query('INSERT INTO dedup_claims (agent_id, dedup_key, fact_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [agentId, dedupKey, factId]);
-  return claimed.rowCount === 1;
-}
-
-/** A pg error that is a unique violation (23505). */
-function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23505';
+/** A pause before a transaction runs again: a few milliseconds, more each time, jittered. */
+function backoff(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * 2 ** attempt));
 }
 
 /**
- * The store on PostgreSQL (ADR 0027): every write one transaction, dedupe a
- * unique key, search PostgreSQL's full text search. Many daemons may share
- * one database: they see each other's writes at once.
+ * The store on PostgreSQL (ADR 0027, ADR 0031): every write one
+ * transaction, dedupe a unique key claimed before the write, search
+ * PostgreSQL's full text search. Many daemons may share one database:
+ * they see each other's writes at once. A server that restarts or goes
+ * away fails the requests on its connections, with the cause, and the
+ * pools make new connections when it is back.
  */
 export class PostgresMemoryStore implements MemoryStore {
   readonly #pool: pg.Pool;
+  readonly #exportPool: pg.Pool;
   readonly #exports: PgExports;
+  readonly #health: PgHealth;
   readonly #newId = idSource();
   #closed: Promise<void> | undefined;
 
-  private constructor(pool: pg.Pool, options: PostgresStoreOptions) {
+  private constructor(pool: pg.Pool, exportPool: pg.Pool, health: PgHealth, options: PostgresStoreOptions) {
     this.#pool = pool;
-    this.#exports = new PgExports(pool, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs, options.logger);
+    this.#exportPool = exportPool;
+    this.#health = health;
+    const lost = (err: unknown): void => {
+      if (isConnectionLoss(err)) health.lost(err as Error);
+    };
+    this.#exports = new PgExports(exportPool, options.exportCursorTtlMs ?? Limits.exportCursorIdleMs, options.logger, lost);
   }
 
   /** Connects, migrates the schema, and returns the store; a failure here is a failure to start. */
   static async open(options: PostgresStoreOptions): Promise<PostgresMemoryStore> {
-    const pool = new pg.Pool({ max: 8, idleTimeoutMillis: 30_000, ...options.connection });
-    // An idle connection the server dropped must not crash the daemon: the pool replaces it.
-    pool.on('error', (err) => options.logger.warn('a pooled PostgreSQL connection failed', { err }));
+    const timeouts = options.timeouts ?? DEFAULT_PG_TIMEOUTS;
+    let health: PgHealth | undefined;
+    const lost = (err: Error): void => health?.lost(err);
+    const pool = openPool(options.connection, timeouts, REQUEST_CONNECTIONS, options.logger, lost);
+    const exportPool = openPool(options.connection, timeouts, EXPORT_CONNECTIONS, options.logger, lost);
+    health = new PgHealth(pool, options.logger);
     try {
       await migrate(pool, options.daemonVersion, options.logger);
     } catch (err) {
-      await pool.end().catch(() => undefined);
+      health.close();
+      await Promise.all([pool.end().catch(() => undefined), exportPool.end().catch(() => undefined)]);
       throw err;
     }
-    return new PostgresMemoryStore(pool, options);
+    return new PostgresMemoryStore(pool, exportPool, health, options);
   }
 
-  /** Runs `work` in one transaction (READ COMMITTED). */
-  async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in one transaction (READ COMMITTED), again after a
+   * serialization failure or a deadlock, a bounded number of times.
+   */
+  async #transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>, retry = isRetryable): Promise<T> {
     if (this.#closed !== undefined) throw storageError(what, new Error('the store is closed'));
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (err) {
-      throw storageError(what, err);
+    this.#health.refuseWrite();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once(work);
+      } catch (err) {
+        if (err instanceof DaemonError) throw err;
+        if (retry(err) && attempt < TRANSACTION_TRIES) {
+          await backoff(attempt);
+          continue;
+        }
+        throw await this.#failed(what, err, true);
+      }
     }
+  }
+
+  async #once<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let failed: unknown;
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
+      this.#health.reached();
       return result;
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err instanceof DaemonError ? err : storageError(what, err);
+      failed = err;
+      if (!isConnectionLoss(err)) await client.query('ROLLBACK').catch((rollback: unknown) => (failed = rollback));
+      throw err;
     } finally {
-      client.release();
+      release(client, failed);
     }
   }
 
   /** One statement outside a transaction. */
-  async #query<R extends pg.QueryResultRow>(what: string, sql: string, values: unknown[]): Promise<R[]> {
+  async #query<R extends pg.QueryResultRow>(what: string, sql: string, values: unknown[], write = false): Promise<R[]> {
     if (this.#closed !== undefined) throw storageError(what, new Error('the store is closed'));
+    if (write) this.#health.refuseWrite();
     try {
       const { rows } = await this.#pool.query<R>(sql, values);
+      this.#health.reached();
       return rows;
     } catch (err) {
-      throw storageError(what, err);
+      throw await this.#failed(what, err, write);
     }
+  }
+
+  /** The error a failed statement answers with, once health has learnt from it. */
+  async #failed(what: string, err: unknown, write: boolean): Promise<DaemonError> {
+    await this.#health.failed(err, write);
+    const newer = write ? this.#health.newer() : undefined;
+    if (newer !== undefined) return readOnly(newer, err);
+    if (sqlState(err) === '25006') return readOnly('the server accepts no writes (a standby, or default_transaction_read_only)', err);
+    return storageError(what, err);
   }
 
   async addFact(p: Params<'addFact'>): Result<'addFact'> {
     const key = contentHash(p.content);
     return this.#transaction(`add a fact of agent ${p.agentId}`, async (client) => {
       const { id, createdAt } = this.#newId();
-      if (!(await claimText(client, p.agentId, key, id))) {
-        const held = await client.query<{ id: string; created_at: string }>(
-          `SELECT f.id, f.created_at FROM dedup_claims c JOIN facts f ON f.agent_id = c.agent_id AND f.id = c.fact_id
-            WHERE c.agent_id = $1 AND c.dedup_key = $2`,
-          [p.agentId, key],
-        );
-        const holder = held.rows[0];
-        if (holder === undefined) throw storageError(`add a fact of agent ${p.agentId}`, new Error('a dedup claim names no fact'));
-        return { factId: holder.id, createdAt: holder.created_at, duplicate: true as const };
-      }
+      const holder = await claimOrHolder(client, p.agentId, key, id);
+      if (holder !== undefined) return { factId: holder.id, createdAt: holder.createdAt, duplicate: true as const };
       const fact: StoredFact = { id, content: p.content, createdAt };
       if (p.tags !== undefined) fact.tags = p.tags;
       await client.query(INSERT_FACT, factValues(p.agentId, fact, key));
@@ -138,40 +170,15 @@ export class PostgresMemoryStore implements MemoryStore {
   }
 
   async searchFacts(p: Params<'searchFacts'>): Result<'searchFacts'> {
-    const query = searchQuery(p.query);
-    if (query === undefined) return { facts: [] };
     const what = `search the facts of agent ${p.agentId}`;
-    const limit = p.limit ?? Limits.limitDefault;
-    // ts_rank, not ts_rank_cd: PostgreSQL ranks every fact that matches a
-    // word, and at 100,000 facts cover density took a p99 of 161-164 ms
-    // against 99-111 for ts_rank, with the same recall@5 (0.930) on the
-    // relevance set and a higher MRR (0.922 against 0.916).
-    let rows = await this.#query<FactRow & { score: number }>(
-      what,
-      `SELECT ${FACT_COLUMNS}, ts_rank(tsv, q) AS score
-         FROM facts, to_tsquery('english', memoryd_unaccent($2)) AS q
-        WHERE agent_id = $1 AND dedup_key IS NOT NULL AND tsv @@ q
-        ORDER BY score DESC, id DESC
-        LIMIT $3`,
-      [p.agentId, query, limit],
-    );
-    if (rows.length === 0) {
-      // Stop words are ignored unless the query has nothing else (DESIGN.md):
-      // a query of stop words only is matched word for word, unstemmed.
-      const [words] = await this.#query<{ n: number }>(what, `SELECT numnode(to_tsquery('english', memoryd_unaccent($1))) AS n`, [query]);
-      if (words?.n === 0) {
-        rows = await this.#query<FactRow & { score: number }>(
-          what,
-          `SELECT ${FACT_COLUMNS}, ts_rank(v, q) AS score
-             FROM facts, to_tsvector('simple', memoryd_search_text(content, tags)) AS v, to_tsquery('simple', memoryd_unaccent($2)) AS q
-            WHERE agent_id = $1 AND dedup_key IS NOT NULL AND v @@ q
-            ORDER BY score DESC, id DESC
-            LIMIT $3`,
-          [p.agentId, query, limit],
-        );
-      }
+    if (this.#closed !== undefined) throw storageError(what, new Error('the store is closed'));
+    try {
+      const rows = await searchFacts(this.#pool, p.agentId, p.query, p.limit ?? Limits.limitDefault);
+      this.#health.reached();
+      return { facts: rows.map((row) => toFact(storedFactOfRow(row), row.score)) };
+    } catch (err) {
+      throw err instanceof DaemonError ? err : await this.#failed(what, err, false);
     }
-    return { facts: rows.map((row) => toFact(storedFactOfRow(row), row.score)) };
   }
 
   async listFacts(p: Params<'listFacts'>): Result<'listFacts'> {
@@ -199,48 +206,38 @@ export class PostgresMemoryStore implements MemoryStore {
         await this.#retire(client, p.agentId, old, deletedVersion(old, now));
         return { action: 'delete' as const, factId: old.id };
       }
+      // The new text's claim first: a writer of the same text at the same time waits for this one, or this one for it.
       const key = contentHash(content);
-      const claim = await client.query<{ fact_id: string }>('SELECT fact_id FROM dedup_claims WHERE agent_id = $1 AND dedup_key = $2 FOR UPDATE', [p.agentId, key]);
-      const holder = claim.rows[0]?.fact_id;
-      if (holder !== undefined && holder !== old.id) {
-        // The new text is already another current fact: point the old one at it.
-        await this.#retire(client, p.agentId, old, supersededVersion(old, holder, now));
-        return { action: 'update' as const, factId: old.id, supersededBy: holder };
-      }
       const { id, createdAt } = this.#newId();
+      const holder = await claimOrHolder(client, p.agentId, key, id);
+      if (holder !== undefined && holder.id !== old.id) {
+        // The new text is already another current fact: point the old one at it.
+        await this.#retire(client, p.agentId, old, supersededVersion(old, holder.id, now));
+        return { action: 'update' as const, factId: old.id, supersededBy: holder.id };
+      }
+      // Claimed, or held by the old version itself (the same text, normalised): the new version holds it now.
+      if (holder !== undefined) await client.query('UPDATE dedup_claims SET fact_id = $3 WHERE agent_id = $1 AND dedup_key = $2', [p.agentId, key, id]);
       await this.#retire(client, p.agentId, old, supersededVersion(old, id, createdAt));
       const next = nextVersion(old, id, content, createdAt);
       await client.query(INSERT_FACT, factValues(p.agentId, next, key));
-      await claimText(client, p.agentId, key, next.id);
       return { action: 'update' as const, factId: old.id, supersededBy: next.id };
     });
   }
 
-  /**
-   * Makes the current fact `old` history as `retired`: out of the current
-   * facts, and its text's claim passed to another current fact holding
-   * the same text (an import may have brought one) or dropped.
-   */
+  /** Makes the current fact `old` history as `retired`, its text's claim dropped or passed on (pg-claims.ts). */
   async #retire(client: pg.PoolClient, agentId: string, old: StoredFact, retired: StoredFact): Promise<void> {
-    const key = contentHash(old.content);
     await client.query(
       'UPDATE facts SET updated_at = $3, superseded_by = $4, deleted_at = $5, dedup_key = NULL WHERE agent_id = $1 AND id = $2',
       [agentId, old.id, retired.updatedAt ?? null, retired.supersededBy ?? null, retired.deletedAt ?? null],
     );
-    const other = await client.query<{ id: string }>(
-      'SELECT id FROM facts WHERE agent_id = $1 AND dedup_key = $2 ORDER BY id LIMIT 1',
-      [agentId, key],
-    );
-    const heir = other.rows[0]?.id;
-    if (heir === undefined) await client.query('DELETE FROM dedup_claims WHERE agent_id = $1 AND dedup_key = $2 AND fact_id = $3', [agentId, key, old.id]);
-    else await client.query('UPDATE dedup_claims SET fact_id = $4 WHERE agent_id = $1 AND dedup_key = $2 AND fact_id = $3', [agentId, key, old.id, heir]);
+    await releaseClaim(client, agentId, contentHash(old.content), old.id);
   }
 
   async saveCheckpoint(p: Params<'saveCheckpoint'>): Result<'saveCheckpoint'> {
     const { id, createdAt } = this.#newId();
     const checkpoint: StoredCheckpoint = { id, createdAt, state: p.state };
     if (p.messageCount !== undefined) checkpoint.messageCount = p.messageCount;
-    await this.#query(`save a checkpoint of agent ${p.agentId}`, INSERT_CHECKPOINT, checkpointValues(p.agentId, checkpoint));
+    await this.#query(`save a checkpoint of agent ${p.agentId}`, INSERT_CHECKPOINT, checkpointValues(p.agentId, checkpoint), true);
     return { checkpointId: id, createdAt };
   }
 
@@ -315,16 +312,13 @@ export class PostgresMemoryStore implements MemoryStore {
         }
         const f = storedFactOf(r);
         const key = isCurrent(f) ? contentHash(f.content) : null;
+        // The claim first, as for an add; a second current fact of the same text leaves the first one's claim be.
+        if (key !== null) await claimOrHolder(client, r.agentId, key, f.id);
         await client.query(INSERT_FACT, factValues(r.agentId, f, key));
-        // A second current fact of the same text keeps the first one's claim.
-        if (key !== null) await claimText(client, r.agentId, key, f.id);
       }
       return { imported: store.length, skipped, rejected };
-    }).catch((err: unknown) => {
-      // Another daemon imported one of these ids meanwhile: the whole call failed, nothing stored.
-      if (isUniqueViolation((err as { cause?: unknown }).cause)) throw storageError('import: another writer stored one of these ids at the same time; retry', err);
-      throw err;
-    });
+      // Another daemon importing one of these ids meanwhile (23505): run again, and skip it as stored.
+    }, (err) => isRetryable(err) || sqlState(err) === '23505');
   }
 
   async counts(): Promise<StoreCounts> {
@@ -339,15 +333,16 @@ export class PostgresMemoryStore implements MemoryStore {
     return { facts: Number(r.facts), checkpoints: Number(r.checkpoints), agents: Number(r.agents) };
   }
 
-  /** `ok`: a PostgreSQL store never turns read-only; a failed statement fails its request (-32010) alone. */
+  /** `ok`, `unavailable: CAUSE` or `read-only: CAUSE` (pg-health.ts). */
   health(): string {
-    return 'ok';
+    return this.#health.describe();
   }
 
   close(): Promise<void> {
     this.#closed ??= (async () => {
+      this.#health.close();
       await this.#exports.close();
-      await this.#pool.end();
+      await Promise.all([this.#pool.end(), this.#exportPool.end()]);
     })();
     return this.#closed;
   }
