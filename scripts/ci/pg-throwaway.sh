@@ -3,6 +3,8 @@
 #
 #   eval "$(pg-throwaway.sh start /tmp/pgt.XXXX)"   # prints export lines on stdout
 #   pg-throwaway.sh stop  /tmp/pgt.XXXX             # stops it and removes the dir
+#   pg-throwaway.sh halt  DIR [fast|immediate]      # stops it, keeping the dir (start resumes it)
+#   pg-throwaway.sh restart DIR [fast|immediate]    # pg_ctl restart in that mode (default fast)
 #
 # start: installs Debian's postgresql if its server binaries are missing (root
 # only), initialises DIR/data (trust auth, UTF8, fsync off), listens only on the
@@ -12,7 +14,9 @@
 # Re-running start on a running DIR just prints the exports again.
 #
 # Env knobs: PGT_PORT (5432; only names the socket file), PGT_DB (memoryd_test),
-# PGT_OS_USER (postgres when run as root), PGT_TIMEOUT (seconds per wait, 60).
+# PGT_OS_USER (postgres when run as root), PGT_TIMEOUT (seconds per wait, 60),
+# PGT_FSYNC (off; on makes the cluster durable: fsync and synchronous_commit on,
+# for tests that check what survives a crash).
 set -Eeuo pipefail
 
 PORT="${PGT_PORT:-5432}"
@@ -27,9 +31,11 @@ now() { printf '%s' "${EPOCHREALTIME/,/.}"; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 trap 'log "FAILED (exit $?) at line $LINENO: $BASH_COMMAND"' ERR
 
-usage() { echo "usage: $0 start|stop DIR" >&2; exit 2; }
-[ $# -eq 2 ] || usage
+usage() { echo "usage: $0 start|stop DIR, or halt|restart DIR [fast|immediate]" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || usage
 CMD="$1"
+MODE="${3:-fast}"
+case "$MODE" in fast|immediate) ;; *) usage ;; esac
 case "$2" in /*) DIR="$2" ;; *) DIR="$PWD/$2" ;; esac
 DIR="${DIR%/}"
 # DIR ends up inside postgresql.conf quotes and a connection string: keep it plain.
@@ -157,9 +163,9 @@ listen_addresses = ''
 port = $PORT
 unix_socket_directories = '$DIR'
 unix_socket_permissions = 0777
-fsync = off
-synchronous_commit = off
-full_page_writes = off
+fsync = ${PGT_FSYNC:-off}
+synchronous_commit = ${PGT_FSYNC:-off}
+full_page_writes = ${PGT_FSYNC:-off}
 max_connections = 50
 logging_collector = off
 EOF
@@ -206,8 +212,22 @@ do_stop() {
   log "stopped and removed $DIR"
 }
 
+do_halt() {
+  [ -f "$DIR/$MARKER" ] || die "$DIR was not made by this script; not touching it"
+  BIN="$(find_bindir)" || die "no PostgreSQL server binaries"
+  as_owner "$BIN/pg_ctl" stop -D "$DIR/data" -m "$MODE" -w -t "$WAIT" -s
+}
+
+do_restart() {
+  [ -f "$DIR/$MARKER" ] || die "$DIR was not made by this script; not touching it"
+  BIN="$(find_bindir)" || die "no PostgreSQL server binaries"
+  as_owner "$BIN/pg_ctl" restart -D "$DIR/data" -m "$MODE" -l "$DIR/server.log" -w -t "$WAIT" -s
+}
+
 case "$CMD" in
   start) do_start ;;
   stop) do_stop ;;
+  halt) do_halt ;;
+  restart) do_restart ;;
   *) usage ;;
 esac

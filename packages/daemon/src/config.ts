@@ -7,6 +7,7 @@ export { defaultDataDir };
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import { type LogLevel, LogLevels } from './logger.js';
 import { DEFAULT_INDEX_MEMORY_BYTES } from './store/level/search-indexes.js';
+import { DEFAULT_PG_TIMEOUTS, type PgTimeouts } from './store/postgres/pg-connections.js';
 
 /** Everything the daemon is configured by, after flags and environment. */
 export interface DaemonConfig {
@@ -29,6 +30,8 @@ export interface DaemonConfig {
   store: StoreKind;
   /** PostgreSQL only: a file holding the connection URL; otherwise the PG* variables say where. */
   pgUrlFile: string | undefined;
+  /** PostgreSQL only: how long to wait for the server. */
+  pgTimeouts: PgTimeouts;
   /** Deprecated flags or variables given (they do nothing; ADR 0029): the daemon warns of each at start. */
   deprecated: string[];
 }
@@ -94,6 +97,12 @@ Options (each also settable by the environment variable shown):
   --pg-url-file FILE      with --store postgres: read the connection URL
                           (postgresql://...) from FILE, never from the command
                           line; keep FILE private (mode 0600)     [MEMORYD_PG_URL_FILE]
+  --pg-connect-timeout S  with --store postgres: seconds to wait for a
+                          connection (default ${DEFAULT_PG_TIMEOUTS.connectMs / 1000})           [MEMORYD_PG_CONNECT_TIMEOUT]
+  --pg-statement-timeout S  seconds one statement may run (default ${DEFAULT_PG_TIMEOUTS.statementMs / 1000})
+                                                         [MEMORYD_PG_STATEMENT_TIMEOUT]
+  --pg-lock-timeout S     seconds to wait for a lock: a row, a table, the
+                          schema migration lock (default ${DEFAULT_PG_TIMEOUTS.lockMs / 1000})   [MEMORYD_PG_LOCK_TIMEOUT]
   --verify                check the store instead of serving it: every record's
                           checksum, the counters, dedup entries and search index
                           against the records; prints what is damaged; exit 0
@@ -135,6 +144,21 @@ function boundedInt(name: string, text: string, min: number, max: number): numbe
   return n;
 }
 
+/** The PostgreSQL timeouts' flags, variables and fields. */
+const PG_TIMEOUT_FLAGS = [
+  ['pg-connect-timeout', 'MEMORYD_PG_CONNECT_TIMEOUT', 'connectMs'],
+  ['pg-statement-timeout', 'MEMORYD_PG_STATEMENT_TIMEOUT', 'statementMs'],
+  ['pg-lock-timeout', 'MEMORYD_PG_LOCK_TIMEOUT', 'lockMs'],
+] as const;
+
+/** Seconds, 0.1 to a day, as whole milliseconds. */
+function seconds(name: string, text: string): number {
+  if (!/^\d+(\.\d+)?$/.test(text.trim())) throw usage(`${name} must be a number of seconds, got ${JSON.stringify(text)}`);
+  const s = Number(text);
+  if (s < 0.1 || s > 86_400) throw usage(`${name} must be 0.1 to 86400 seconds, got ${text}`);
+  return Math.round(s * 1000);
+}
+
 function truthy(text: string | undefined): boolean {
   return text !== undefined && /^(1|true|yes|on)$/i.test(text.trim());
 }
@@ -162,6 +186,9 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'index-memory': { type: 'string' },
         store: { type: 'string' },
         'pg-url-file': { type: 'string' },
+        'pg-connect-timeout': { type: 'string' },
+        'pg-statement-timeout': { type: 'string' },
+        'pg-lock-timeout': { type: 'string' },
         verify: { type: 'boolean' },
         repair: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -189,6 +216,13 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const pgUrlFile = v['pg-url-file'] ?? (env['MEMORYD_PG_URL_FILE'] || undefined);
   if (pgUrlFile !== undefined && store !== 'postgres') throw usage('--pg-url-file needs --store postgres');
   if (pgUrlFile === '') throw usage('--pg-url-file must not be empty');
+  const pgTimeouts = { ...DEFAULT_PG_TIMEOUTS };
+  for (const [flag, envName, field] of PG_TIMEOUT_FLAGS) {
+    const text = v[flag] ?? (env[envName] || undefined);
+    if (text === undefined) continue;
+    if (store !== 'postgres') throw usage(`--${flag} needs --store postgres`);
+    pgTimeouts[field] = seconds(`--${flag}`, text);
+  }
   if (store === 'postgres' && (v.verify || v.repair)) {
     throw usage(`--${v.verify ? 'verify' : 'repair'} checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools`);
   }
@@ -218,6 +252,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       indexMemoryBytes: 1024 * 1024 * (indexMemoryText === undefined ? DEFAULT_INDEX_MEMORY_MIB : boundedInt('--index-memory', indexMemoryText, 1, MAX_INDEX_MEMORY_MIB)),
       store: store as StoreKind,
       pgUrlFile,
+      pgTimeouts,
       deprecated,
     },
   };

@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 // The PostgreSQL server the PostgreSQL store's tests use: the one the PG*
@@ -37,4 +40,44 @@ export async function dropSchemas(): Promise<void> {
   await pgAdmin(async (c) => {
     for (const schema of made.splice(0)) await c.query(`DROP SCHEMA ${schema} CASCADE`);
   });
+}
+
+/** A PostgreSQL server of one test's own, which it may restart, stop and start (the shared one it must not). */
+export interface PrivateServer {
+  /** The PG* variables that reach it. */
+  env: Record<string, string>;
+  /** `pg_ctl restart` in `mode`. */
+  restart(mode: 'fast' | 'immediate'): void;
+  /** Stops it, keeping its data. */
+  halt(mode: 'fast' | 'immediate'): void;
+  /** Starts it again after a halt. */
+  start(): void;
+  /** Stops it and removes its files. */
+  remove(): void;
+}
+
+const THROWAWAY = fileURLToPath(new URL('../../../../scripts/ci/pg-throwaway.sh', import.meta.url));
+
+function throwaway(args: string[], env: Record<string, string> = {}): string {
+  // Bounded: the script's own waits are 60 s each; a test must not hang on one.
+  return execFileSync(THROWAWAY, args, { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/**
+ * Starts a server of this test's own (scripts/ci/pg-throwaway.sh, as CI
+ * does), durable (fsync on) so that a crash loses only what was never
+ * acknowledged; removed by the caller's `remove()`.
+ */
+export function privateServer(): PrivateServer {
+  const dir = mkdtempSync('/tmp/pgp.');
+  const out = throwaway(['start', dir], { PGT_FSYNC: 'on', PGT_TIMEOUT: '30' });
+  const env: Record<string, string> = {};
+  for (const m of out.matchAll(/^export (PG\w+)=(.*)$/gm)) env[m[1]!] = m[2]!;
+  return {
+    env,
+    restart: (mode) => void throwaway(['restart', dir, mode]),
+    halt: (mode) => void throwaway(['halt', dir, mode]),
+    start: () => void throwaway(['start', dir], { PGT_FSYNC: 'on' }),
+    remove: () => void throwaway(['stop', dir]),
+  };
 }
