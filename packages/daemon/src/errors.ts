@@ -20,6 +20,8 @@ export const DaemonErrorCodes = {
   StoreDamaged: 'MEMORYD_STORE_DAMAGED',
   /** A write failed earlier: writes are refused until the store is known good again. */
   ReadOnly: 'MEMORYD_READ_ONLY',
+  /** The database server cannot be reached, or kept this daemon waiting past a timeout (PostgreSQL store). */
+  StoreUnavailable: 'MEMORYD_STORE_UNAVAILABLE',
   /** The database was migrated by a newer daemon than this one (PostgreSQL store). */
   StoreNewer: 'MEMORYD_STORE_NEWER',
   /** Another process holds the data dir's LevelDB lock. */
@@ -100,4 +102,14 @@ export function decodeError(what: string, cause: unknown): DaemonError {
 /** The refusal of writes while a store is read-only, naming why. */
 export function readOnly(cause: string, err?: unknown): DaemonError {
   return new DaemonError(DaemonErrorCodes.ReadOnly, `the store is read-only: ${cause}`, err === undefined ? {} : { cause: err });
+}
+
+/**
+ * A server that cannot be reached (or kept a request waiting past a
+ * timeout): `what` and the failure's own first line, which says more
+ * than its root ("connection timeout", not "terminated unexpectedly").
+ */
+export function unavailableError(what: string, cause: unknown): DaemonError {
+  const message = cause instanceof Error ? cause.message.split('\n')[0] || cause.name : String(cause);
+  return new DaemonError(DaemonErrorCodes.StoreUnavailable, `${what}: ${message}`, { cause });
 }

@@ -21,6 +21,10 @@ export function toErrorResponse(id: JSONRPCID, err: unknown, method: string, log
         // The failure behind it was logged once, when it happened; a refusal per request would flood the log.
         log.debug('write refused: the store is read-only', { method, message: err.message });
         return createJSONRPCErrorResponse(id, ErrorCodes.StorageError, err.message);
+      case DaemonErrorCodes.StoreUnavailable:
+        // An outage fails every request meanwhile: one line each, no stack (health says it too).
+        log.warn('store unavailable', { method, message: err.message });
+        return createJSONRPCErrorResponse(id, ErrorCodes.StorageError, err.message);
       case DaemonErrorCodes.Storage:
       case DaemonErrorCodes.Decode:
       case DaemonErrorCodes.Damaged:

@@ -1,8 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
+
+const run = promisify(execFile);
 
 // The PostgreSQL server the PostgreSQL store's tests use: the one the PG*
 // variables name (.ci/run starts a throwaway one), each test's tables in
@@ -47,37 +50,38 @@ export interface PrivateServer {
   /** The PG* variables that reach it. */
   env: Record<string, string>;
   /** `pg_ctl restart` in `mode`. */
-  restart(mode: 'fast' | 'immediate'): void;
+  restart(mode: 'fast' | 'immediate'): Promise<void>;
   /** Stops it, keeping its data. */
-  halt(mode: 'fast' | 'immediate'): void;
+  halt(mode: 'fast' | 'immediate'): Promise<void>;
   /** Starts it again after a halt. */
-  start(): void;
+  start(): Promise<void>;
   /** Stops it and removes its files. */
-  remove(): void;
+  remove(): Promise<void>;
 }
 
 const THROWAWAY = fileURLToPath(new URL('../../../../scripts/ci/pg-throwaway.sh', import.meta.url));
 
-function throwaway(args: string[], env: Record<string, string> = {}): string {
-  // Bounded: the script's own waits are 60 s each; a test must not hang on one.
-  return execFileSync(THROWAWAY, args, { encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+async function throwaway(args: string[], env: Record<string, string> = {}): Promise<string> {
+  // Bounded: the script's own waits are 30 s each; a test must not hang on one.
+  const { stdout } = await run(THROWAWAY, args, { encoding: 'utf8', timeout: 120_000, env: { ...process.env, PGT_TIMEOUT: '30', ...env } });
+  return stdout;
 }
 
 /**
  * Starts a server of this test's own (scripts/ci/pg-throwaway.sh, as CI
  * does), durable (fsync on) so that a crash loses only what was never
- * acknowledged; removed by the caller's `remove()`.
+ * acknowledged; the caller's `remove()` stops it and removes its files.
  */
-export function privateServer(): PrivateServer {
+export async function privateServer(): Promise<PrivateServer> {
   const dir = mkdtempSync('/tmp/pgp.');
-  const out = throwaway(['start', dir], { PGT_FSYNC: 'on', PGT_TIMEOUT: '30' });
+  const out = await throwaway(['start', dir], { PGT_FSYNC: 'on' });
   const env: Record<string, string> = {};
   for (const m of out.matchAll(/^export (PG\w+)=(.*)$/gm)) env[m[1]!] = m[2]!;
   return {
     env,
-    restart: (mode) => void throwaway(['restart', dir, mode]),
-    halt: (mode) => void throwaway(['halt', dir, mode]),
-    start: () => void throwaway(['start', dir], { PGT_FSYNC: 'on' }),
-    remove: () => void throwaway(['stop', dir]),
+    restart: async (mode) => void (await throwaway(['restart', dir, mode])),
+    halt: async (mode) => void (await throwaway(['halt', dir, mode])),
+    start: async () => void (await throwaway(['start', dir], { PGT_FSYNC: 'on' })),
+    remove: async () => void (await throwaway(['stop', dir])),
   };
 }

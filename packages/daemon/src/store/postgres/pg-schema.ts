@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
+import { DaemonError, DaemonErrorCodes, storageError, unavailableError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { STORED_RECORD_FORMAT } from '../stored-records.js';
-import { release, sqlState } from './pg-connections.js';
+import { isConnectionLoss, release, sqlState } from './pg-connections.js';
 
 /*
  * The PostgreSQL schema, as numbered migrations the daemon applies at
@@ -134,7 +134,7 @@ async function lockMigrations(client: pg.PoolClient): Promise<void> {
       )
       .catch(() => ({ rows: [] as { pid: number; app: string }[] }));
     const holder = rows[0] === undefined ? 'another session' : `server process ${rows[0].pid}${rows[0].app ? ` (${rows[0].app})` : ''}`;
-    throw new DaemonError(DaemonErrorCodes.Storage, `could not take the schema migration lock within the lock timeout (--pg-lock-timeout): ${holder} holds it`, { cause: err });
+    throw new DaemonError(DaemonErrorCodes.StoreUnavailable, `could not take the schema migration lock within the lock timeout (--pg-lock-timeout): ${holder} holds it`, { cause: err });
   }
 }
 
@@ -149,7 +149,7 @@ export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logg
   try {
     client = await pool.connect();
   } catch (err) {
-    throw storageError('connect to PostgreSQL', err);
+    throw unavailableError('connect to PostgreSQL', err);
   }
   let failed: unknown;
   try {
@@ -191,6 +191,7 @@ export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logg
   } catch (err) {
     failed = err;
     if (err instanceof DaemonError) throw err;
+    if (isConnectionLoss(err)) throw unavailableError('migrate the database schema', err);
     throw storageError('migrate the database schema', err);
   } finally {
     release(client, failed);

@@ -1,6 +1,6 @@
 import { Limits } from '@memoryd/protocol';
 import pg from 'pg';
-import { DaemonError, notFound, readOnly, storageError } from '../../errors.js';
+import { DaemonError, DaemonErrorCodes, notFound, readOnly, storageError, unavailableError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { idSource } from '../ids.js';
 import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
@@ -65,6 +65,7 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #exports: PgExports;
   readonly #health: PgHealth;
   readonly #newId = idSource();
+  #lastCounts: StoreCounts = { facts: 0, checkpoints: 0, agents: 0 };
   #closed: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool, exportPool: pg.Pool, health: PgHealth, options: PostgresStoreOptions) {
@@ -153,6 +154,7 @@ export class PostgresMemoryStore implements MemoryStore {
     const newer = write ? this.#health.newer() : undefined;
     if (newer !== undefined) return readOnly(newer, err);
     if (sqlState(err) === '25006') return readOnly('the server accepts no writes (a standby, or default_transaction_read_only)', err);
+    if (isConnectionLoss(err)) return unavailableError(what, err);
     return storageError(what, err);
   }
 
@@ -321,16 +323,27 @@ export class PostgresMemoryStore implements MemoryStore {
     }, (err) => isRetryable(err) || sqlState(err) === '23505');
   }
 
+  /**
+   * The counts; while the server cannot be reached, the last ones read
+   * (daemon.status must still answer then: its `health` says why).
+   */
   async counts(): Promise<StoreCounts> {
-    const rows = await this.#query<{ facts: string; checkpoints: string; agents: string }>(
-      'count the records',
-      `SELECT (SELECT count(*) FROM facts WHERE dedup_key IS NOT NULL) AS facts,
-              (SELECT count(*) FROM checkpoints) AS checkpoints,
-              (SELECT count(*) FROM (SELECT agent_id FROM facts WHERE dedup_key IS NOT NULL UNION SELECT agent_id FROM checkpoints) a) AS agents`,
-      [],
-    );
+    let rows: { facts: string; checkpoints: string; agents: string }[];
+    try {
+      rows = await this.#query(
+        'count the records',
+        `SELECT (SELECT count(*) FROM facts WHERE dedup_key IS NOT NULL) AS facts,
+                (SELECT count(*) FROM checkpoints) AS checkpoints,
+                (SELECT count(*) FROM (SELECT agent_id FROM facts WHERE dedup_key IS NOT NULL UNION SELECT agent_id FROM checkpoints) a) AS agents`,
+        [],
+      );
+    } catch (err) {
+      if (err instanceof DaemonError && err.code === DaemonErrorCodes.StoreUnavailable) return this.#lastCounts;
+      throw err;
+    }
     const r = rows[0]!;
-    return { facts: Number(r.facts), checkpoints: Number(r.checkpoints), agents: Number(r.agents) };
+    this.#lastCounts = { facts: Number(r.facts), checkpoints: Number(r.checkpoints), agents: Number(r.agents) };
+    return this.#lastCounts;
   }
 
   /** `ok`, `unavailable: CAUSE` or `read-only: CAUSE` (pg-health.ts). */
