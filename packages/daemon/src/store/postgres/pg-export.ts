@@ -51,6 +51,8 @@ export class PgExports {
   readonly #pool: pg.Pool;
   readonly #sessions: ExportSessions<Position, Session>;
   readonly #ttlMs: number;
+  /** Sessions being opened: they count against the bound before they are kept. */
+  #opening = 0;
   readonly #lost: (err: unknown) => void;
 
   /** `pool` is the export pool; `lost` hears of a connection that failed. */
@@ -99,25 +101,28 @@ export class PgExports {
   }
 
   async #start(p: ParamsOf<typeof AdminExport>): Promise<{ session: Session; from: Position }> {
-    if (this.#sessions.size >= EXPORT_CONNECTIONS) {
+    const open = this.#sessions.size + this.#opening;
+    if (open >= EXPORT_CONNECTIONS) {
       throw new DaemonError(
         DaemonErrorCodes.Storage,
-        `${this.#sessions.size} exports are open, the most at once on PostgreSQL: read one to its end, or wait for one to go idle for ${this.#ttlMs / 1000} s`,
+        `${open} exports are open, the most at once on PostgreSQL: read one to its end, or wait for one to go idle for ${this.#ttlMs / 1000} s`,
       );
     }
     let client: pg.PoolClient;
+    this.#opening++;
     try {
       client = await this.#pool.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      } catch (err) {
+        release(client, err);
+        throw err;
+      }
     } catch (err) {
       this.#lost(err);
       throw storageError('open an export snapshot', err);
-    }
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    } catch (err) {
-      release(client, err);
-      if (isConnectionLoss(err)) this.#lost(err);
-      throw storageError('open an export snapshot', err);
+    } finally {
+      this.#opening--;
     }
     const session: Session = { ...newExportSession<Position>(), client, agentId: p.agentId, limit: p.limit ?? Limits.exportLimitDefault };
     this.#sessions.add(session);
