@@ -276,11 +276,7 @@ function deprecatedGiven(v: { 'busy-poll-us'?: string; 'warm-up-ms'?: string }, 
  * user who gives one with --store postgres expects an effect they would
  * not get, so it is a usage error naming it (issue 29).
  */
-function refuseLevelOnly(v: { 'no-sync'?: boolean; 'index-memory'?: string }, env: NodeJS.ProcessEnv): void {
-  const given =
-    v['index-memory'] !== undefined ? '--index-memory' :
-    v['no-sync'] === true ? '--no-sync' :
-    env['MEMORYD_INDEX_MEMORY_MIB'] !== undefined ? 'MEMORYD_INDEX_MEMORY_MIB' :
-    truthy(env['MEMORYD_NO_SYNC']) ? 'MEMORYD_NO_SYNC' : undefined;
+function refuseLevelOnly(v: { 'no-sync'?: boolean }, env: NodeJS.ProcessEnv): void {
+  const given = v['no-sync'] === true ? '--no-sync' : truthy(env['MEMORYD_NO_SYNC']) ? 'MEMORYD_NO_SYNC' : undefined;
   if (given !== undefined) throw usage(`${given} is for the LevelDB store; it does nothing with --store postgres, whose durability and memory are the server's`);
 }

@@ -119,14 +119,16 @@ describe('--store and --pg-url-file', () => {
     ['a URL file for LevelDB', ['--pg-url-file', '/tmp/url'], /--pg-url-file needs --store postgres/],
     ['--verify of PostgreSQL', ['--store', 'postgres', '--verify'], /--verify checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools/],
     ['--repair of PostgreSQL', ['--store', 'postgres', '--repair'], /--repair checks a LevelDB store/],
-    ['--index-memory on PostgreSQL', ['--store', 'postgres', '--index-memory', '64'], /--index-memory is for the LevelDB store; it does nothing with --store postgres/],
+    ['a PostgreSQL timeout on LevelDB', ['--pg-lock-timeout', '3'], /--pg-lock-timeout needs --store postgres/],
+    ['a timeout that is no number', ['--store', 'postgres', '--pg-connect-timeout', 'soon'], /--pg-connect-timeout must be a number of seconds, got "soon"/],
+    ['a timeout out of range', ['--store', 'postgres', '--pg-statement-timeout', '0.01'], /--pg-statement-timeout must be 0.1 to 86400 seconds/],
     ['--no-sync on PostgreSQL', ['--store', 'postgres', '--no-sync'], /--no-sync is for the LevelDB store/],
   ];
   itRefusesAsUsage(bad);
 
   it('is read from MEMORYD_STORE when the flag is absent', () => assertUsageError({ env: { MEMORYD_STORE: 'mongo' } }, /--store must be one of level, postgres, got "mongo"/));
-  it('names a LevelDB-only variable given with --store postgres', () =>
-    assertUsageError({ args: ['--store', 'postgres'], env: { MEMORYD_INDEX_MEMORY_MIB: '64' } }, /MEMORYD_INDEX_MEMORY_MIB is for the LevelDB store/));
+  it('names a PostgreSQL timeout variable given without --store postgres', () =>
+    assertUsageError({ env: { MEMORYD_PG_LOCK_TIMEOUT: '3' } }, /--pg-lock-timeout needs --store postgres/));
   it('names MEMORYD_NO_SYNC given with MEMORYD_STORE=postgres', () =>
     assertUsageError({ env: { MEMORYD_STORE: 'postgres', MEMORYD_NO_SYNC: '1' } }, /MEMORYD_NO_SYNC is for the LevelDB store/));
   it('takes the URL file from MEMORYD_PG_URL_FILE', () => assertUsageError({ env: { MEMORYD_PG_URL_FILE: '/tmp/url' } }, /--pg-url-file needs --store postgres/));

@@ -31,7 +31,7 @@ async function readPgUrl(file: string, log: Logger): Promise<string> {
 export async function openConfiguredStore(config: DaemonConfig, log: Logger): Promise<MemoryStore> {
   if (config.store === 'postgres') {
     const connection = config.pgUrlFile === undefined ? {} : { connectionString: await readPgUrl(config.pgUrlFile, log) };
-    return openPostgresStore({ connection, daemonVersion: DAEMON_VERSION, logger: log, exportCursorTtlMs: config.exportCursorTtlMs, timeouts: config.pgTimeouts });
+    return openPostgresStore({ connection, daemonVersion: DAEMON_VERSION, logger: log, exportCursorTtlMs: config.exportCursorTtlMs, timeouts: config.pgTimeouts, indexMemoryBytes: config.indexMemoryBytes });
   }
   return openStore({
     dataDir: config.dataDir,

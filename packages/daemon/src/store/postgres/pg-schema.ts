@@ -19,8 +19,8 @@ import { isConnectionLoss, release, sqlState } from './pg-connections.js';
  * back as it was saved (`jsonb` would reorder its keys).
  */
 
-/** Stored record format 1 (stored-records.ts) is what migration 1 holds. */
-const MIGRATION_FORMAT: Record<number, number> = { 1: 1 };
+/** Stored record format 1 (stored-records.ts) is what migrations 1 and 2 hold. */
+const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1 };
 
 /** Key of the advisory lock the migrations hold (any fixed 64-bit number; "memoryd" in ASCII). */
 const MIGRATION_LOCK = 0x6d656d6f727964n;
@@ -69,6 +69,20 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
        message_count integer,
        PRIMARY KEY (agent_id, id)
      )`,
+  ],
+  () => [
+    // Every fact row written, by any daemon or by hand, is announced on
+    // the schema's channel (delivered at commit, in commit order): the
+    // daemons keep their search indexes in step by it (ADR 0032).
+    `CREATE FUNCTION memoryd_fact_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+     DECLARE
+       row facts;
+     BEGIN
+       IF TG_OP = 'DELETE' THEN row := OLD; ELSE row := NEW; END IF;
+       PERFORM pg_notify('memoryd_' || md5(TG_TABLE_SCHEMA), row.agent_id || E'\\n' || row.id);
+       RETURN NULL;
+     END $$`,
+    `CREATE TRIGGER facts_changed AFTER INSERT OR UPDATE OR DELETE ON facts FOR EACH ROW EXECUTE FUNCTION memoryd_fact_changed()`,
   ],
 ];
 

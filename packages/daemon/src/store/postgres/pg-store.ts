@@ -1,5 +1,7 @@
 import { Limits } from '@memoryd/protocol';
 import pg from 'pg';
+import { analyzeQuery } from '../../search/analyze.js';
+import { DEFAULT_INDEX_MEMORY_BYTES } from '../level/search-indexes.js';
 import { DaemonError, DaemonErrorCodes, notFound, readOnly, storageError, unavailableError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { idSource } from '../ids.js';
@@ -13,9 +15,10 @@ import { claimOrHolder, releaseClaim } from './pg-claims.js';
 import { DEFAULT_PG_TIMEOUTS, EXPORT_CONNECTIONS, REQUEST_CONNECTIONS, isConnectionLoss, isRetryable, openPool, type PgTimeouts, release, sqlState } from './pg-connections.js';
 import { PgExports } from './pg-export.js';
 import { PgHealth } from './pg-health.js';
+import { PgSearchIndexes } from './pg-search-index.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 import { migrate } from './pg-schema.js';
-import { searchFacts } from './pg-search.js';
+import { searchFacts as searchBySql } from './pg-search.js';
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -28,6 +31,8 @@ export interface PostgresStoreOptions {
   exportCursorTtlMs?: number;
   /** How long to wait for the server; default {@link DEFAULT_PG_TIMEOUTS}. */
   timeouts?: PgTimeouts;
+  /** What the agents' search indexes may take in memory together; default that of the LevelDB store. */
+  indexMemoryBytes?: number;
 }
 
 /** Times a transaction runs when it fails on a serialization failure or a deadlock. */
@@ -44,6 +49,11 @@ function factValues(agentId: string, f: StoredFact, dedupKey: string | null): un
 const INSERT_CHECKPOINT = 'INSERT INTO checkpoints (agent_id, id, created_at, state, message_count) VALUES ($1, $2, $3, $4, $5)';
 function checkpointValues(agentId: string, c: StoredCheckpoint): unknown[] {
   return [agentId, c.id, c.createdAt, JSON.stringify(c.state), c.messageCount ?? null];
+}
+
+/** What a search index reads of a fact. */
+function factText(f: StoredFact): { id: string; content: string; tags: string[] | null } {
+  return { id: f.id, content: f.content, tags: f.tags ?? null };
 }
 
 /** A pause before a transaction runs again: a few milliseconds, more each time, jittered. */
@@ -64,14 +74,22 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #exportPool: pg.Pool;
   readonly #exports: PgExports;
   readonly #health: PgHealth;
+  readonly #indexes: PgSearchIndexes;
   readonly #newId = idSource();
   #lastCounts: StoreCounts = { facts: 0, checkpoints: 0, agents: 0 };
   #closed: Promise<void> | undefined;
 
-  private constructor(pool: pg.Pool, exportPool: pg.Pool, health: PgHealth, options: PostgresStoreOptions) {
+  private constructor(pool: pg.Pool, exportPool: pg.Pool, health: PgHealth, options: PostgresStoreOptions, timeouts: PgTimeouts) {
     this.#pool = pool;
     this.#exportPool = exportPool;
     this.#health = health;
+    this.#indexes = new PgSearchIndexes(
+      pool,
+      { ...options.connection, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true },
+      options.logger,
+      options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_BYTES,
+    );
+    this.#indexes.start();
     const lost = (err: unknown): void => {
       if (isConnectionLoss(err)) health.lost(err as Error);
     };
@@ -93,7 +111,7 @@ export class PostgresMemoryStore implements MemoryStore {
       await Promise.all([pool.end().catch(() => undefined), exportPool.end().catch(() => undefined)]);
       throw err;
     }
-    return new PostgresMemoryStore(pool, exportPool, health, options);
+    return new PostgresMemoryStore(pool, exportPool, health, options, timeouts);
   }
 
   /**
@@ -160,7 +178,7 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async addFact(p: Params<'addFact'>): Result<'addFact'> {
     const key = contentHash(p.content);
-    return this.#transaction(`add a fact of agent ${p.agentId}`, async (client) => {
+    const result = await this.#transaction(`add a fact of agent ${p.agentId}`, async (client) => {
       const { id, createdAt } = this.#newId();
       const holder = await claimOrHolder(client, p.agentId, key, id);
       if (holder !== undefined) return { factId: holder.id, createdAt: holder.createdAt, duplicate: true as const };
@@ -169,15 +187,42 @@ export class PostgresMemoryStore implements MemoryStore {
       await client.query(INSERT_FACT, factValues(p.agentId, fact, key));
       return { factId: id, createdAt };
     });
+    if (result.duplicate !== true) this.#indexes.applied(p.agentId, [{ id: result.factId, content: p.content, tags: p.tags ?? null }], []);
+    return result;
   }
 
+  /**
+   * `memory.search`: by the agent's own index (pg-search-index.ts) when it
+   * is loaded and in step, the same BM25 as on LevelDB; else by SQL.
+   */
   async searchFacts(p: Params<'searchFacts'>): Result<'searchFacts'> {
     const what = `search the facts of agent ${p.agentId}`;
     if (this.#closed !== undefined) throw storageError(what, new Error('the store is closed'));
+    const limit = p.limit ?? Limits.limitDefault;
     try {
-      const rows = await searchFacts(this.#pool, p.agentId, p.query, p.limit ?? Limits.limitDefault);
+      const index = await this.#indexes.index(p.agentId);
+      if (index === undefined) {
+        const rows = await searchBySql(this.#pool, p.agentId, p.query, limit);
+        this.#health.reached();
+        return { facts: rows.map((row) => toFact(storedFactOfRow(row), row.score)) };
+      }
+      const query = analyzeQuery(p.query);
+      if (query.terms.length === 0) return { facts: [] };
+      const hits = index.search(query, limit);
+      if (hits.length === 0) return { facts: [] };
+      const { rows } = await this.#pool.query<FactRow>(
+        `SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = ANY($2::text[]) AND dedup_key IS NOT NULL`,
+        [p.agentId, hits.map((h) => h.id)],
+      );
       this.#health.reached();
-      return { facts: rows.map((row) => toFact(storedFactOfRow(row), row.score)) };
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      const facts: Awaited<Result<'searchFacts'>>['facts'] = [];
+      // A hit no longer current was retired by another daemon a moment ago: its notification is on the way.
+      for (const { id, score } of hits) {
+        const row = byId.get(id);
+        if (row !== undefined) facts.push(toFact(storedFactOfRow(row), score));
+      }
+      return { facts };
     } catch (err) {
       throw err instanceof DaemonError ? err : await this.#failed(what, err, false);
     }
@@ -198,7 +243,8 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async reflect(p: Params<'reflect'>): Result<'reflect'> {
     const content = updateContent(p.action, p.content);
-    return this.#transaction(`${p.action} fact ${p.factId} of agent ${p.agentId}`, async (client) => {
+    let changed: { added: StoredFact[]; removed: StoredFact[] } = { added: [], removed: [] };
+    const result = await this.#transaction(`${p.action} fact ${p.factId} of agent ${p.agentId}`, async (client) => {
       const found = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = $2 FOR UPDATE`, [p.agentId, p.factId]);
       const row = found.rows[0];
       const old = row === undefined ? undefined : storedFactOfRow(row);
@@ -206,6 +252,7 @@ export class PostgresMemoryStore implements MemoryStore {
       const now = new Date().toISOString();
       if (content === undefined) {
         await this.#retire(client, p.agentId, old, deletedVersion(old, now));
+        changed = { added: [], removed: [old] };
         return { action: 'delete' as const, factId: old.id };
       }
       // The new text's claim first: a writer of the same text at the same time waits for this one, or this one for it.
@@ -215,6 +262,7 @@ export class PostgresMemoryStore implements MemoryStore {
       if (holder !== undefined && holder.id !== old.id) {
         // The new text is already another current fact: point the old one at it.
         await this.#retire(client, p.agentId, old, supersededVersion(old, holder.id, now));
+        changed = { added: [], removed: [old] };
         return { action: 'update' as const, factId: old.id, supersededBy: holder.id };
       }
       // Claimed, or held by the old version itself (the same text, normalised): the new version holds it now.
@@ -222,8 +270,11 @@ export class PostgresMemoryStore implements MemoryStore {
       await this.#retire(client, p.agentId, old, supersededVersion(old, id, createdAt));
       const next = nextVersion(old, id, content, createdAt);
       await client.query(INSERT_FACT, factValues(p.agentId, next, key));
+      changed = { added: [next], removed: [old] };
       return { action: 'update' as const, factId: old.id, supersededBy: next.id };
     });
+    this.#indexes.applied(p.agentId, changed.added.map(factText), changed.removed.map(factText));
+    return result;
   }
 
   /** Makes the current fact `old` history as `retired`, its text's claim dropped or passed on (pg-claims.ts). */
@@ -291,7 +342,9 @@ export class PostgresMemoryStore implements MemoryStore {
   async importRecords(p: Params<'importRecords'>): Result<'importRecords'> {
     const { valid, rejected } = checkImportRecords(p.records);
     if (valid.length === 0) return { imported: 0, skipped: 0, rejected };
-    return this.#transaction(`import ${valid.length} records`, async (client) => {
+    const added = new Map<string, StoredFact[]>();
+    const result = await this.#transaction(`import ${valid.length} records`, async (client) => {
+      added.clear(); // a transaction run again starts over
       const facts = valid.filter((r) => r.type === 'fact');
       const checkpoints = valid.filter((r) => r.type === 'checkpoint');
       const have = async (table: string, rs: typeof valid): Promise<Set<string>> => {
@@ -317,10 +370,17 @@ export class PostgresMemoryStore implements MemoryStore {
         // The claim first, as for an add; a second current fact of the same text leaves the first one's claim be.
         if (key !== null) await claimOrHolder(client, r.agentId, key, f.id);
         await client.query(INSERT_FACT, factValues(r.agentId, f, key));
+        if (key !== null) {
+          const facts = added.get(r.agentId);
+          if (facts === undefined) added.set(r.agentId, [f]);
+          else facts.push(f);
+        }
       }
       return { imported: store.length, skipped, rejected };
       // Another daemon importing one of these ids meanwhile (23505): run again, and skip it as stored.
     }, (err) => isRetryable(err) || sqlState(err) === '23505');
+    for (const [agentId, facts] of added) this.#indexes.applied(agentId, facts.map(factText), []);
+    return result;
   }
 
   /**
@@ -354,6 +414,7 @@ export class PostgresMemoryStore implements MemoryStore {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       this.#health.close();
+      await this.#indexes.close();
       await this.#exports.close();
       await Promise.all([this.#pool.end(), this.#exportPool.end()]);
     })();

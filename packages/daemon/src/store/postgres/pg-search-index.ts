@@ -1,0 +1,280 @@
+import pg from 'pg';
+import type { Logger } from '../../logger.js';
+import { docTerms } from '../../search/doc-terms.js';
+import { ResidentIndex } from '../../search/resident-index.js';
+
+/*
+ * The daemon's own search indexes of a PostgreSQL store (ADR 0032): one
+ * ResidentIndex an agent, the engine the LevelDB store searches with, so
+ * that both backends rank alike and PostgreSQL never ranks every fact
+ * that holds a common word.
+ *
+ * Kept in step with the database, whoever writes it: a trigger on
+ * `facts` (migration 2) sends NOTIFY `agent \n id` on the schema's
+ * channel for every fact row written, and this daemon LISTENs on a
+ * connection of its own. A notification says only which fact changed;
+ * the index reads the row (current or not) and adds or removes it, so
+ * notifications that arrive late or twice leave the index right. This
+ * daemon's own writes are applied as they commit, before they are
+ * acknowledged (a search right after an add finds it); their
+ * notifications then change nothing.
+ *
+ * An agent's index is loaded by one read of its current facts: at start,
+ * the agents written last first, while they fit the memory budget; else
+ * on the agent's first search or write. A search waits for its agent's
+ * load (a second or two at 100,000 facts; other requests are answered
+ * meanwhile, the load yielding every few thousand facts). Past the
+ * budget the least recently used indexes are dropped, to be loaded
+ * again when next used. While the listening connection is down,
+ * notifications may be missed: every index is dropped, and searches go
+ * by SQL (pg-search.ts) until it is back.
+ */
+
+/** Facts indexed between two turns of the event loop while loading. */
+const LOAD_SLICE = 2_000;
+/** Wait before the listening connection is made again. */
+const RELISTEN_MS = 1_000;
+
+/** A fact as the index reads it. */
+interface FactText {
+  id: string;
+  content: string;
+  tags: string[] | null;
+}
+
+interface AgentIndex {
+  index: ResidentIndex | undefined;
+  /** Settles once the load is done (or failed). */
+  ready: Promise<void>;
+  /** Facts that changed while the index loaded: read again once it is. */
+  pending: string[];
+}
+
+/** The search indexes of one PostgreSQL store. */
+export class PgSearchIndexes {
+  readonly #pool: pg.Pool;
+  readonly #connection: pg.ClientConfig;
+  readonly #logger: Logger;
+  readonly #budget: number;
+  /** Least recently used first. */
+  #agents = new Map<string, AgentIndex>();
+  /** Facts notified and not yet read, by agent. */
+  #notified = new Map<string, Set<string>>();
+  #reading: Promise<void> | undefined;
+  #listener: pg.Client | undefined;
+  #listening = false;
+  #retry: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  /** `budget`: what the indexes may take in memory together, in bytes. */
+  constructor(pool: pg.Pool, connection: pg.ClientConfig, logger: Logger, budget: number) {
+    this.#pool = pool;
+    this.#connection = connection;
+    this.#logger = logger;
+    this.#budget = budget;
+  }
+
+  /** Starts listening, then loading the agents written last; a failure is logged and tried again (searches go by SQL meanwhile). */
+  start(): void {
+    void this.#listen();
+  }
+
+  /**
+   * The agent's index, loaded and in step, once its load is done; or
+   * undefined (search by SQL) while notifications cannot be heard, or
+   * when the load failed.
+   */
+  async index(agentId: string): Promise<ResidentIndex | undefined> {
+    const entry = this.#entry(agentId);
+    if (entry === undefined) return undefined;
+    if (entry.index === undefined) await entry.ready;
+    return entry.index;
+  }
+
+  /** The agent's entry, used now (and its load started), or undefined while not listening. */
+  #entry(agentId: string): AgentIndex | undefined {
+    if (!this.#listening) return undefined;
+    let entry = this.#agents.get(agentId);
+    if (entry !== undefined) {
+      this.#agents.delete(agentId);
+      this.#agents.set(agentId, entry);
+      return entry;
+    }
+    const made: AgentIndex = { index: undefined, ready: Promise.resolve(), pending: [] };
+    made.ready = this.#load(agentId, made).catch((err: unknown) => this.#failedLoad(agentId, made, err));
+    this.#agents.set(agentId, (entry = made));
+    return entry;
+  }
+
+  #failedLoad(agentId: string, entry: AgentIndex, err: unknown): void {
+    if (this.#agents.get(agentId) === entry) this.#agents.delete(agentId);
+    this.#logger.warn('could not load a search index; searching by SQL', { agentId, err });
+  }
+
+  /** This daemon's own write, as it commits: facts now current, and facts no longer current. */
+  applied(agentId: string, added: readonly FactText[], removed: readonly FactText[]): void {
+    const known = this.#agents.get(agentId);
+    // An agent first written now: its load (which reads this write) starts.
+    const entry = known ?? this.#entry(agentId);
+    if (entry === undefined || known === undefined) return;
+    if (entry.index === undefined) {
+      for (const f of [...added, ...removed]) entry.pending.push(f.id);
+      return;
+    }
+    for (const f of removed) entry.index.remove(f.id, docTerms(f.content, f.tags ?? undefined));
+    for (const f of added) entry.index.add(f.id, docTerms(f.content, f.tags ?? undefined));
+  }
+
+  /** Indexes loaded, and what they take in memory. */
+  stats(): { agents: number; bytes: number } {
+    let bytes = 0;
+    let agents = 0;
+    for (const { index } of this.#agents.values()) {
+      if (index === undefined) continue;
+      agents++;
+      bytes += index.memoryBytes;
+    }
+    return { agents, bytes };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    await this.#reading?.catch(() => undefined);
+    const listener = this.#listener;
+    this.#listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Reads the agent's current facts and indexes them, yielding to other requests every {@link LOAD_SLICE}. */
+  async #load(agentId: string, entry: AgentIndex): Promise<void> {
+    const { rows } = await this.#pool.query<FactText>('SELECT id, content, tags FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL ORDER BY id', [agentId]);
+    const index = new ResidentIndex();
+    index.beginLoad();
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i]!;
+      index.add(row.id, docTerms(row.content, row.tags ?? undefined));
+      if (i % LOAD_SLICE === LOAD_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    index.endLoad();
+    if (this.#agents.get(agentId) !== entry) return; // dropped meanwhile (the listener went down)
+    entry.index = index;
+    this.#logger.debug('loaded a search index', { agentId, facts: rows.length });
+    if (entry.pending.length > 0) this.#notify(agentId, entry.pending.splice(0));
+    this.#fitBudget(agentId);
+  }
+
+  /** Drops the least recently used loaded indexes while they take more than the budget, never `keep`. */
+  #fitBudget(keep: string): void {
+    let bytes = this.stats().bytes;
+    for (const [agentId, entry] of this.#agents) {
+      if (bytes <= this.#budget) return;
+      if (agentId === keep || entry.index === undefined) continue;
+      bytes -= entry.index.memoryBytes;
+      this.#agents.delete(agentId);
+      this.#logger.debug('dropped a search index past the memory budget', { agentId });
+    }
+  }
+
+  /** Loads the agents written last, one at a time, while they fit the budget. */
+  async #preload(): Promise<void> {
+    const { rows } = await this.#pool.query<{ agent_id: string }>(
+      'SELECT agent_id FROM facts WHERE dedup_key IS NOT NULL GROUP BY agent_id ORDER BY max(id) DESC',
+    );
+    for (const { agent_id: agentId } of rows) {
+      if (this.#closed || !this.#listening || this.stats().bytes >= this.#budget) return;
+      if (this.#agents.has(agentId)) continue;
+      const entry = this.#entry(agentId);
+      await entry?.ready;
+      // #entry made it the most recently used; a preloaded agent is not that.
+      const loaded = this.#agents.get(agentId);
+      if (loaded !== undefined && loaded.index !== undefined) {
+        this.#agents.delete(agentId);
+        this.#agents = new Map([[agentId, loaded], ...this.#agents]);
+      }
+    }
+  }
+
+  #notify(agentId: string, ids: Iterable<string>): void {
+    let set = this.#notified.get(agentId);
+    if (set === undefined) this.#notified.set(agentId, (set = new Set()));
+    for (const id of ids) set.add(id);
+    this.#reading ??= this.#readNotified().finally(() => (this.#reading = undefined));
+  }
+
+  /** Reads the notified facts, a batch at a time, in order, and brings the indexes to them. */
+  async #readNotified(): Promise<void> {
+    while (this.#notified.size > 0 && !this.#closed) {
+      const batch = this.#notified;
+      this.#notified = new Map();
+      for (const [agentId, ids] of batch) {
+        const entry = this.#agents.get(agentId);
+        if (entry === undefined) continue;
+        if (entry.index === undefined) {
+          entry.pending.push(...ids);
+          continue;
+        }
+        let rows: (FactText & { current: boolean })[];
+        try {
+          ({ rows } = await this.#pool.query<FactText & { current: boolean }>(
+            'SELECT id, content, tags, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])',
+            [agentId, [...ids]],
+          ));
+        } catch (err) {
+          // What changed cannot be read: the index may be behind, so it goes (the next search loads it again).
+          this.#logger.warn('could not read changed facts; dropping the search index', { agentId, err });
+          this.#agents.delete(agentId);
+          continue;
+        }
+        const index = this.#agents.get(agentId)?.index;
+        if (index === undefined) continue;
+        if (rows.length < ids.size) {
+          // A fact row deleted by hand: what it held is unknown, so the index is loaded again.
+          this.#agents.delete(agentId);
+          continue;
+        }
+        for (const row of rows) {
+          const doc = docTerms(row.content, row.tags ?? undefined);
+          if (row.current) index.add(row.id, doc);
+          else if (index.has(row.id)) index.remove(row.id, doc);
+        }
+      }
+    }
+  }
+
+  async #listen(): Promise<void> {
+    if (this.#closed) return;
+    const client = new pg.Client(this.#connection);
+    const down = (err?: Error): void => {
+      if (this.#listener !== client) return;
+      this.#listener = undefined;
+      this.#listening = false;
+      // Notifications may be missed from now on: every index goes, and is loaded again when searched.
+      this.#agents.clear();
+      this.#notified.clear();
+      if (this.#closed) return;
+      if (err !== undefined) this.#logger.warn('lost the connection that hears of changes; searching by SQL until it is back', { reason: err.message });
+      this.#retry = setTimeout(() => void this.#listen(), RELISTEN_MS);
+      this.#retry.unref();
+    };
+    this.#listener = client;
+    client.on('error', (err) => down(err));
+    client.on('end', () => down());
+    client.on('notification', (msg) => {
+      const payload = msg.payload ?? '';
+      const cut = payload.indexOf('\n');
+      if (cut > 0) this.#notify(payload.slice(0, cut), [payload.slice(cut + 1)]);
+    });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ channel: string }>("SELECT 'memoryd_' || md5(current_schema()) AS channel");
+      await client.query(`LISTEN ${client.escapeIdentifier(rows[0]!.channel)}`);
+      if (this.#listener !== client) return;
+      this.#listening = true;
+      this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
+    } catch (err) {
+      client.end().catch(() => undefined);
+      down(err as Error);
+    }
+  }
+}
