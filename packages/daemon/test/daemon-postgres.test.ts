@@ -82,6 +82,49 @@ describe('memoryd --store postgres', { skip: PG_SKIP }, () => {
     await Promise.all(clients.flat().map((c) => c.close()));
   });
 
+  it('keeps each daemon\'s search index in step with every other writer', { timeout: 60_000 }, async () => {
+    const schema = await freshSchema();
+    const [a, b] = [await startDaemon(onSchema(schema)), await startDaemon(onSchema(schema))];
+    const [ca, cb] = [await connect(a.socket), await connect(b.socket)];
+    const agentId = 'in-step';
+    await ca.ok(MemoryAdd, { agentId, content: 'the first fact, before any search' });
+    /** Polls b's search for `query` until `want` holds, within 5 s. */
+    const seenByB = async (query: string, want: (ids: string[]) => boolean): Promise<string[]> => {
+      const until = Date.now() + 5_000;
+      let ids: string[] = [];
+      while (Date.now() < until) {
+        ids = (await cb.ok(MemorySearch, { agentId, query })).facts.map((f) => f.id);
+        if (want(ids)) return ids;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return ids;
+    };
+    // b loads its index on this search, then hears of a's writes.
+    assert.equal((await cb.ok(MemorySearch, { agentId, query: 'first' })).facts.length, 1);
+    const { factId } = await ca.ok(MemoryAdd, { agentId, content: 'zebras migrate across the Serengeti' });
+    assert.deepEqual(await seenByB('zebras', (ids) => ids.includes(factId)), [factId], 'an add by another daemon');
+    const { supersededBy } = await ca.ok(MemoryReflect, { agentId, action: 'update', factId, content: 'wildebeest migrate across the Serengeti' });
+    assert.deepEqual(await seenByB('zebras', (ids) => ids.length === 0), [], 'the old version, gone');
+    assert.deepEqual(await seenByB('wildebeest', (ids) => ids.includes(supersededBy!)), [supersededBy], 'the new version');
+    await ca.ok(MemoryReflect, { agentId, action: 'delete', factId: supersededBy! });
+    assert.deepEqual(await seenByB('wildebeest', (ids) => ids.length === 0), [], 'a delete');
+    // A row written by hand is announced by the trigger as well.
+    await pgAdmin(async (c) => {
+      await c.query(`SET search_path = ${schema}`);
+      await c.query(`INSERT INTO ${schema}.facts (agent_id, id, content, created_at, dedup_key) VALUES ($1, '01JEXAMPQE0000000000000000', 'okapis live in the Ituri forest', '2026-01-01T00:00:00.000Z', 'by-hand')`, [agentId]);
+    });
+    assert.deepEqual(await seenByB('okapis', (ids) => ids.length === 1), ['01JEXAMPQE0000000000000000'], 'a row written by hand');
+    // b's listening connection goes: b searches by SQL until it listens again, and misses nothing.
+    await pgAdmin((c) => c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()"));
+    const { factId: late } = await ca.ok(MemoryAdd, { agentId, content: 'giraffes sleep standing up' });
+    assert.deepEqual(await seenByB('giraffes', (ids) => ids.includes(late)), [late], 'a write while b was not listening');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const { factId: after } = await ca.ok(MemoryAdd, { agentId, content: 'giraffes have blue tongues' });
+    assert.deepEqual(new Set(await seenByB('giraffes', (ids) => ids.length === 2)), new Set([late, after]), 'and after it listens again');
+    assert.equal(b.exit(), undefined);
+    await Promise.all([ca.close(), cb.close()]);
+  });
+
   it('refuses at start a database a newer daemon migrated', async () => {
     const schema = await freshSchema();
     const first = await startDaemon(onSchema(schema));

@@ -199,7 +199,13 @@ export class PgSearchIndexes {
     let set = this.#notified.get(agentId);
     if (set === undefined) this.#notified.set(agentId, (set = new Set()));
     for (const id of ids) set.add(id);
-    this.#reading ??= this.#readNotified().finally(() => (this.#reading = undefined));
+    this.#reading ??= this.#readNotified()
+      .catch((err: unknown) => {
+        // An index that could not take a change is behind: every one goes, to be loaded again when next used.
+        this.#logger.error('could not bring the search indexes to a change; dropping them', { err });
+        this.#agents.clear();
+      })
+      .finally(() => (this.#reading = undefined));
   }
 
   /** Reads the notified facts, a batch at a time, in order, and brings the indexes to them. */
