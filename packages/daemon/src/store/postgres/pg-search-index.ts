@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
 import { docTerms } from '../../search/doc-terms.js';
@@ -34,6 +35,10 @@ import { ResidentIndex } from '../../search/resident-index.js';
 const LOAD_SLICE = 2_000;
 /** Wait before the listening connection is made again. */
 const RELISTEN_MS = 1_000;
+/** How long a notification of its own may take to come back. */
+const ECHO_MS = 5_000;
+/** Wait before listening again when notifications did not come back. */
+const RELISTEN_DEAF_MS = 60_000;
 
 /** A fact as the index reads it. */
 interface FactText {
@@ -251,6 +256,7 @@ export class PgSearchIndexes {
   async #listen(): Promise<void> {
     if (this.#closed) return;
     const client = new pg.Client(this.#connection);
+    let retryMs = RELISTEN_MS;
     const down = (err?: Error): void => {
       if (this.#listener !== client) return;
       this.#listener = undefined;
@@ -260,9 +266,10 @@ export class PgSearchIndexes {
       this.#notified.clear();
       if (this.#closed) return;
       if (err !== undefined) this.#logger.warn('lost the connection that hears of changes; searching by SQL until it is back', { reason: err.message });
-      this.#retry = setTimeout(() => void this.#listen(), RELISTEN_MS);
+      this.#retry = setTimeout(() => void this.#listen(), retryMs);
       this.#retry.unref();
     };
+    let heard: ((token: string) => void) | undefined;
     this.#listener = client;
     client.on('error', (err) => down(err));
     client.on('end', () => down());
@@ -270,17 +277,35 @@ export class PgSearchIndexes {
       const payload = msg.payload ?? '';
       const cut = payload.indexOf('\n');
       if (cut > 0) this.#notify(payload.slice(0, cut), [payload.slice(cut + 1)]);
+      else if (cut === 0) heard?.(payload.slice(1));
     });
     try {
       await client.connect();
       const { rows } = await client.query<{ channel: string }>("SELECT 'memoryd_' || md5(current_schema()) AS channel");
-      await client.query(`LISTEN ${client.escapeIdentifier(rows[0]!.channel)}`);
+      const channel = rows[0]!.channel;
+      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
+      // A notification of its own must come back through the pool: a pooler in
+      // transaction mode (PgBouncer) takes LISTEN and delivers nothing.
+      const token = randomUUID();
+      const echo = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), ECHO_MS);
+        heard = (got) => {
+          if (got !== token) return;
+          clearTimeout(timer);
+          resolve(true);
+        };
+      });
+      await this.#pool.query('SELECT pg_notify($1, $2)', [channel, `\n${token}`]);
+      if (!(await echo)) {
+        retryMs = RELISTEN_DEAF_MS;
+        throw new Error(`a notification sent through the pool did not come back within ${ECHO_MS / 1000} s (a connection pooler in transaction mode passes none); searching by SQL`);
+      }
       if (this.#listener !== client) return;
       this.#listening = true;
       this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
     } catch (err) {
-      client.end().catch(() => undefined);
       down(err as Error);
+      client.end().catch(() => undefined);
     }
   }
 }
