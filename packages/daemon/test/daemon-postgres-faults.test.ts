@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
+import pg from 'pg';
 import { AdminExport, DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { dropSchemas, freshSchema, PG_SKIP, pgAdmin, privateServer } from './helpers/postgres.js';
@@ -134,6 +135,45 @@ describe('memoryd --store postgres under faults', { skip: PG_SKIP }, () => {
       // The writers first, so that a failed assertion is what the test reports.
       stop = true;
       await Promise.allSettled(running);
+      await d?.kill().catch(() => undefined);
+      await server.remove();
+    }
+  });
+
+  it('says read-only while the server refuses writes, and ok once it takes them again', { timeout: 60_000 }, async () => {
+    const server = await privateServer();
+    let d: DaemonHandle | undefined;
+    try {
+      d = await startDaemon({ args: ['--store', 'postgres'], env: server.env, logLevel: 'info' });
+      const c = await connect(d.socket);
+      await c.ok(MemoryAdd, { agentId: 'ro', content: 'written before' });
+      const admin = async (sql: string): Promise<void> => {
+        const client = new pg.Client({ host: server.env['PGHOST'], port: Number(server.env['PGPORT']), user: server.env['PGUSER'], database: server.env['PGDATABASE'] });
+        await client.connect();
+        try {
+          await client.query(sql);
+          await client.query('SELECT pg_reload_conf()');
+        } finally {
+          await client.end();
+        }
+      };
+      await admin('ALTER SYSTEM SET default_transaction_read_only = on');
+      // Each server process takes the new default at its next command after the reload.
+      let refused = await c.call('memory.add', { agentId: 'ro', content: 'written while read-only' });
+      for (let i = 0; i < 50 && refused.error === undefined; i++) {
+        await sleep(100);
+        refused = await c.call('memory.add', { agentId: 'ro', content: `written while read-only ${i}` });
+      }
+      assert.equal(refused.error?.code, -32010);
+      assert.match(refused.error!.message, /read-only: the server accepts no writes/);
+      assert.match((await c.ok(DaemonStatus, {})).health, /^read-only: the server accepts no writes/);
+      assert.ok((await c.ok(MemoryList, { agentId: 'ro' })).facts.length >= 1, 'reads are served meanwhile');
+      await admin('ALTER SYSTEM RESET default_transaction_read_only');
+      assert.equal(await healthWithin(c, /^ok$/, 10_000), 'ok');
+      await c.ok(MemoryAdd, { agentId: 'ro', content: 'written after' });
+      await c.close();
+      await d.stop();
+    } finally {
       await d?.kill().catch(() => undefined);
       await server.remove();
     }
