@@ -33,6 +33,8 @@ import { ResidentIndex } from '../../search/resident-index.js';
 
 /** Facts indexed between two turns of the event loop while loading. */
 const LOAD_SLICE = 2_000;
+/** Notified facts read by one statement. */
+const READ_BATCH = 1_000;
 /** Wait before the listening connection is made again. */
 const RELISTEN_MS = 1_000;
 /** How long a notification of its own may take to come back. */
@@ -113,6 +115,7 @@ export class PgSearchIndexes {
 
   #failedLoad(agentId: string, entry: AgentIndex, err: unknown): void {
     if (this.#agents.get(agentId) === entry) this.#agents.delete(agentId);
+    if (this.#closed) return;
     this.#logger.warn('could not load a search index; searching by SQL', { agentId, err });
   }
 
@@ -225,12 +228,16 @@ export class PgSearchIndexes {
           entry.pending.push(...ids);
           continue;
         }
-        let rows: (FactText & { current: boolean })[];
+        const rows: (FactText & { current: boolean })[] = [];
         try {
-          ({ rows } = await this.#pool.query<FactText & { current: boolean }>(
-            'SELECT id, content, tags, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])',
-            [agentId, [...ids]],
-          ));
+          const all = [...ids];
+          for (let at = 0; at < all.length; at += READ_BATCH) {
+            const read = await this.#pool.query<FactText & { current: boolean }>(
+              'SELECT id, content, tags, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])',
+              [agentId, all.slice(at, at + READ_BATCH)],
+            );
+            rows.push(...read.rows);
+          }
         } catch (err) {
           // What changed cannot be read: the index may be behind, so it goes (the next search loads it again).
           this.#logger.warn('could not read changed facts; dropping the search index', { agentId, err });
