@@ -1,20 +1,30 @@
-// `npm run bench:quality`: memoryd's search scored on its own relevance set
-// (scripts/bench/relevance/set.json). Prints recall@5 and MRR overall and
-// per query kind, then every query that missed (a judged fact outside the
-// top 5, or a first hit below rank 1) with what came back instead.
+// `npm run bench:quality`: memoryd's search scored on two relevance sets,
+// beside an SQLite FTS5 index on the same facts, in one run: our own set
+// (scripts/bench/relevance/set.json, one fact per question) and the
+// conversational set (conversations.json, six long conversations stored
+// turn by turn, make-conversations.mjs). Prints recall@5, recall@10 and
+// MRR overall and per query kind for each, then, with --misses, every
+// query of memoryd's that missed (a judged fact outside the top 5, or a
+// first hit below rank 1) with what came back instead.
 
-import { DEFAULT_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
+import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
 
-const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--json]
+const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--misses] [--json]
 
-Scores memory.search on a relevance set: adds every fact of the set to a
-fresh store (temp dir, removed on exit), runs every query with limit
-${SEARCH_LIMIT}, and prints recall@${RECALL_AT} (fraction of the judged relevant facts in
-the top ${RECALL_AT}, averaged over queries) and MRR (1/rank of the first relevant
-fact, 0 when none is in the top ${SEARCH_LIMIT}), overall and per query kind, then the
-queries that missed: the query, the judged facts, and the top 3 returned.
+Scores memory.search on relevance sets: adds every fact of a set, in its
+order, to a fresh store (temp dir, removed on exit), runs every query with
+limit ${SEARCH_LIMIT}, and prints recall@${RECALL_AT} and recall@${SEARCH_LIMIT} (fraction of the judged
+relevant facts in the top ${RECALL_AT} or ${SEARCH_LIMIT}, averaged over queries) and MRR (1/rank
+of the first relevant fact, 0 when none is in the top ${SEARCH_LIMIT}), overall and per
+query kind, for memoryd and for an SQLite FTS5 index on the same facts
+(porter unicode61, the words ORed, bm25: the search bench's peer).
 
-  --set FILE  the relevance set (default ${DEFAULT_SET_PATH})
+By default both shipped sets: ${DEFAULT_SET_PATH}
+and ${CONVERSATIONS_SET_PATH}.
+
+  --set FILE  one relevance set instead
+  --misses    also list memoryd's queries that missed: the query, the judged
+              facts, and the top 3 returned
   --store KIND  level (default) or postgres: the server the PG* variables name,
               in a schema of its own, dropped at the end (ADR 0027)
   --json      print the results, with every query's ranking, as one JSON document
@@ -24,15 +34,16 @@ Needs a built daemon package (npm run bench:quality builds first).`;
 
 /** @param {string[]} argv */
 function parseArgs(argv) {
-  const opts = { json: false, help: false, setPath: DEFAULT_SET_PATH, store: 'level' };
+  const opts = { json: false, help: false, misses: false, setPaths: [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH], store: 'level' };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--json') opts.json = true;
+    else if (arg === '--misses') opts.misses = true;
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--set') {
       const value = argv[++i];
       if (value === undefined || value === '') throw usage('--set needs a file');
-      opts.setPath = value;
+      opts.setPaths = [value];
     } else if (arg === '--store') {
       const value = argv[++i];
       if (value !== 'level' && value !== 'postgres') throw usage('--store needs level or postgres');
@@ -51,22 +62,32 @@ function usage(message) {
 const fmt = (x) => x.toFixed(3);
 
 /**
- * The human-readable report.
+ * The human-readable report of one set: memoryd and the baseline side by side.
+ * @param {string} name
+ * @param {Awaited<ReturnType<typeof evaluate>>} r memoryd's
+ * @param {Awaited<ReturnType<typeof evaluate>>} base the FTS5 baseline's
+ * @param {string} label memoryd's store
+ */
+function printReport(name, r, base, label) {
+  const lines = [];
+  lines.push(`${name}: ${r.facts} facts, ${r.agents} agents, ${r.queries} queries`);
+  lines.push(`${'kind'.padEnd(12)} ${'queries'.padStart(7)}  ${'server'.padEnd(8)} ${`recall@${RECALL_AT}`.padStart(9)} ${`recall@${SEARCH_LIMIT}`.padStart(9)} ${'MRR'.padStart(6)}`);
+  const row = (kind, n, server, s) =>
+    `${kind.padEnd(12)} ${String(n).padStart(7)}  ${server.padEnd(8)} ${fmt(s.recallAt5).padStart(9)} ${fmt(s.recallAt10).padStart(9)} ${fmt(s.mrr).padStart(6)}`;
+  lines.push(row('all', r.queries, label, r), row('', '', 'fts5', base));
+  for (const [kind, s] of Object.entries(r.byKind)) lines.push(row(kind, s.queries, label, s), row('', '', 'fts5', base.byKind[kind]));
+  lines.push(`memoryd - fts5, recall@${RECALL_AT}: ${((r.recallAt5 - base.recallAt5) * 100).toFixed(1)} points`);
+  return lines.join('\n');
+}
+
+/**
+ * The queries that missed, with what came back instead.
  * @param {Awaited<ReturnType<typeof evaluate>>} r
  * @param {(key: string) => string} contentOf a fact's text, by its key in the set
  */
-function printReport(r, contentOf) {
+function printMisses(r, contentOf) {
   const lines = [];
-  lines.push(`relevance set: ${r.facts} facts, ${r.agents} agents, ${r.queries} queries`);
-  lines.push(`recall@${RECALL_AT}  ${fmt(r.recallAt5)}`);
-  lines.push(`MRR       ${fmt(r.mrr)}`);
-  lines.push('');
-  lines.push(`${'kind'.padEnd(12)} ${'queries'.padStart(7)} ${`recall@${RECALL_AT}`.padStart(9)} ${'MRR'.padStart(6)}`);
-  for (const [kind, s] of Object.entries(r.byKind)) {
-    lines.push(`${kind.padEnd(12)} ${String(s.queries).padStart(7)} ${fmt(s.recallAt5).padStart(9)} ${fmt(s.mrr).padStart(6)}`);
-  }
   const missed = r.details.filter((q) => q.recallAt5 < 1 || q.reciprocalRank < 1);
-  lines.push('');
   lines.push(missed.length === 0 ? 'no query missed' : `queries that missed (${missed.length}):`);
   for (const q of missed) {
     lines.push(`  ${q.id} [${q.kind}] ${q.agentId}: ${JSON.stringify(q.query)}  recall@${RECALL_AT} ${fmt(q.recallAt5)}, RR ${fmt(q.reciprocalRank)}`);
@@ -89,11 +110,19 @@ async function main() {
     process.stdout.write(`${HELP}\n`);
     return;
   }
-  const set = await loadSet(opts.setPath);
-  const contents = new Map(set.facts.map((f) => [f.key, f.content]));
-  const result = await evaluate({ setPath: opts.setPath, store: opts.store });
-  if (opts.json) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-  else process.stdout.write(`${printReport(result, (k) => contents.get(k) ?? '(unknown)')}\n`);
+  const results = [];
+  for (const setPath of opts.setPaths) {
+    const set = await loadSet(setPath);
+    const contents = new Map(set.facts.map((f) => [f.key, f.content]));
+    const memoryd = await evaluate({ setPath, store: opts.store });
+    const fts5 = await evaluate({ setPath, store: 'fts5' });
+    results.push({ set: setPath, memoryd, fts5 });
+    if (opts.json) continue;
+    const name = setPath.split('/').pop();
+    process.stdout.write(`${printReport(name, memoryd, fts5, opts.store === 'postgres' ? 'postgres' : 'memoryd')}\n\n`);
+    if (opts.misses) process.stdout.write(`${printMisses(memoryd, (k) => contents.get(k) ?? '(unknown)')}\n\n`);
+  }
+  if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 }
 
 main().catch((err) => {

@@ -14,6 +14,8 @@ import { DAEMON_VERSION, openPostgresStore, openStore, silentLogger } from '@mem
 
 /** The relevance set shipped with the repo. */
 export const DEFAULT_SET_PATH = fileURLToPath(new URL('./set.json', import.meta.url));
+/** The conversational relevance set (make-conversations.mjs). */
+export const CONVERSATIONS_SET_PATH = fileURLToPath(new URL('./conversations.json', import.meta.url));
 
 /** Cut-off of recall: an agent reads the first few results, not the tenth. */
 export const RECALL_AT = 5;
@@ -57,10 +59,9 @@ export async function loadSet(setPath = DEFAULT_SET_PATH) {
  * @param {string[]} relevant judged fact keys
  */
 export function scoreRanking(got, relevant) {
-  const top = got.slice(0, RECALL_AT);
-  const found = relevant.filter((key) => top.includes(key)).length;
+  const within = (k) => relevant.filter((key) => got.slice(0, k).includes(key)).length / relevant.length;
   const rank = got.slice(0, SEARCH_LIMIT).findIndex((key) => relevant.includes(key));
-  return { recallAt5: found / relevant.length, reciprocalRank: rank === -1 ? 0 : 1 / (rank + 1) };
+  return { recallAt5: within(RECALL_AT), recallAt10: within(SEARCH_LIMIT), reciprocalRank: rank === -1 ? 0 : 1 / (rank + 1) };
 }
 
 /** @param {Array<{recallAt5: number, reciprocalRank: number}>} rows */
@@ -69,6 +70,7 @@ function summarize(rows) {
   return {
     queries: n,
     recallAt5: n === 0 ? 0 : rows.reduce((s, r) => s + r.recallAt5, 0) / n,
+    recallAt10: n === 0 ? 0 : rows.reduce((s, r) => s + r.recallAt10, 0) / n,
     mrr: n === 0 ? 0 : rows.reduce((s, r) => s + r.reciprocalRank, 0) / n,
   };
 }
@@ -87,7 +89,7 @@ async function freshPostgresStore() {
 /**
  * Runs the relevance set against a fresh store and returns recall@5 and
  * MRR overall and per query kind, and every query's details.
- * @param {{setPath?: string, dir?: string, store?: 'level' | 'postgres'}} [options]
+ * @param {{setPath?: string, dir?: string, store?: 'level' | 'postgres' | 'fts5'}} [options]
  *   `dir`: an empty parent dir for a LevelDB store (the caller removes
  *   it); by default a temp dir is made and removed here. `store`: the
  *   backend (ADR 0027); postgres uses the server the PG* variables name,
@@ -96,12 +98,15 @@ async function freshPostgresStore() {
 export async function evaluate(options = {}) {
   const set = await loadSet(options.setPath ?? DEFAULT_SET_PATH);
   const postgres = options.store === 'postgres';
-  const ownDir = options.dir === undefined && !postgres;
-  const dir = postgres ? undefined : (options.dir ?? (await mkdtemp(path.join(os.tmpdir(), 'memoryd-quality-'))));
+  const fts5 = options.store === 'fts5';
+  const ownDir = options.dir === undefined && !postgres && !fts5;
+  const dir = postgres || fts5 ? undefined : (options.dir ?? (await mkdtemp(path.join(os.tmpdir(), 'memoryd-quality-'))));
   // sync false: durability is not what is measured, and it keeps the run short.
   const { store, drop } = postgres
     ? await freshPostgresStore()
-    : { store: await openStore({ dataDir: path.join(/** @type {string} */ (dir), 'data'), sync: false, logger: silentLogger }), drop: async () => {} };
+    : fts5
+      ? { store: (await import('./fts5-store.mjs')).openFts5Store(), drop: async () => {} }
+      : { store: await openStore({ dataDir: path.join(/** @type {string} */ (dir), 'data'), sync: false, logger: silentLogger }), drop: async () => {} };
   try {
     const keyById = new Map();
     for (const f of set.facts) {
