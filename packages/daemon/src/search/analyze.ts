@@ -26,7 +26,7 @@ export interface AnalysedTerm {
  * yields: the index is then rebuilt at the next start (store/level/index-build.ts),
  * because postings are found again by analysing a fact's text anew.
  */
-export const ANALYSIS_VERSION = '1';
+export const ANALYSIS_VERSION = '2';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 

@@ -1,9 +1,14 @@
-import type { DocTerms } from './doc-terms.js';
+import { type DocTerms, UNIT } from './doc-terms.js';
 
 /** BM25 term-frequency saturation (the usual default). */
 export const K1 = 1.2;
-/** BM25 length normalisation (the usual default). */
-export const B = 0.75;
+/**
+ * BM25 length normalisation: 0.5, below the usual 0.75. Memories are
+ * short, and a long one (a conversation turn that tells a story) is not
+ * less about each of its words; chosen by the relevance sets
+ * (docs/search.md, "Parameters").
+ */
+export const B = 0.5;
 
 /**
  * A prefix-only match (the last query word begins a longer fact word)
@@ -19,11 +24,12 @@ export function idf(n: number, df: number): number {
 
 /**
  * BM25's term-frequency part for weighted frequency `f` in a document of
- * weighted length `length`: rises with `f` (saturating at K1 + 1) and
- * falls with `length`.
+ * weighted length `length` (both in doc-terms.ts's units): rises with `f`
+ * (saturating at K1 + 1) and falls with `length`.
  */
 export function saturation(f: number, length: number, avgLength: number): number {
-  return (f * (K1 + 1)) / (f + K1 * (1 - B + (B * length) / avgLength));
+  const words = f / UNIT;
+  return (words * (K1 + 1)) / (words + K1 * (1 - B + (B * length) / avgLength));
 }
 
 /** A query made ready to score: each term with its idf, the prefix with its own. */

@@ -1,6 +1,13 @@
 import { analyze } from './analyze.js';
 
 /**
+ * Frequencies and lengths are counted in units of half a word, so that
+ * every weight is a whole number (the posting lists keep integers): a
+ * word of the fact's text counts {@link UNIT}, and bm25.ts divides by it.
+ */
+export const UNIT = 2;
+
+/**
  * A tag word counts this many times as a body word: tags are the agent's
  * own labels for a fact, a stronger signal than any word of its text.
  */
@@ -8,9 +15,9 @@ export const TAG_WEIGHT = 2;
 
 /** What the index keeps of one fact: its weighted term and word counts. */
 export interface DocTerms {
-  /** Weighted count of whole words (identifier parts not counted): BM25's document length. */
+  /** Weighted count of whole words (identifier parts not counted), in units: BM25's document length. */
   length: number;
-  /** Weighted occurrences of each term. */
+  /** Weighted occurrences of each term, in units. */
   terms: Map<string, number>;
   /** Weighted occurrences of each unstemmed word, with its term (for prefix matching). */
   surfaces: Map<string, { term: string; frequency: number }>;
@@ -18,7 +25,8 @@ export interface DocTerms {
 
 /**
  * Analyses a fact the one way both the index and the scoring of a
- * candidate see it: content words weigh 1, tag words {@link TAG_WEIGHT}.
+ * candidate see it: content words weigh 1 ({@link UNIT} units), tag
+ * words {@link TAG_WEIGHT}.
  */
 export function docTerms(content: string, tags?: readonly string[]): DocTerms {
   const doc: DocTerms = { length: 0, terms: new Map(), surfaces: new Map() };
@@ -29,8 +37,8 @@ export function docTerms(content: string, tags?: readonly string[]): DocTerms {
     if (s === undefined) doc.surfaces.set(t.surface, { term: t.term, frequency: weight });
     else s.frequency += weight;
   };
-  analyze(content, visit(1));
-  const tagVisit = visit(TAG_WEIGHT);
+  analyze(content, visit(UNIT));
+  const tagVisit = visit(UNIT * TAG_WEIGHT);
   for (const tag of tags ?? []) analyze(tag, tagVisit);
   return doc;
 }

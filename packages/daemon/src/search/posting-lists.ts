@@ -1,5 +1,6 @@
 import { saturation } from './bm25.js';
 import { own } from './dictionary.js';
+import { UNIT } from './doc-terms.js';
 import type { IndexSnapshot } from './index-image.js';
 import { BLOCK, PostingBlocks } from './posting-blocks.js';
 import { PostingPool } from './posting-pool.js';
@@ -15,7 +16,7 @@ import type { Slot } from './window-search.js';
  * fall below what can still enter: window-scoring.ts) reads that list
  * alone: for a word in most facts, a fraction of its postings.
  */
-export const STRONG_F = 2;
+export const STRONG_F = 2 * UNIT;
 
 /** No weak posting yet: the weakest length of a list that has none. */
 const NO_WEAK = 0xffffffff;
