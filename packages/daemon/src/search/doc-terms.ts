@@ -13,6 +13,12 @@ export const UNIT = 2;
  */
 export const TAG_WEIGHT = 2;
 
+/**
+ * A word of a fact's context (the text of the fact written just before
+ * it, ADR 0033) counts this many units: half a word of its own text.
+ */
+export const CONTEXT_UNITS = 1;
+
 /** What the index keeps of one fact: its weighted term and word counts. */
 export interface DocTerms {
   /** Weighted count of whole words (identifier parts not counted), in units: BM25's document length. */
@@ -26,9 +32,10 @@ export interface DocTerms {
 /**
  * Analyses a fact the one way both the index and the scoring of a
  * candidate see it: content words weigh 1 ({@link UNIT} units), tag
- * words {@link TAG_WEIGHT}.
+ * words {@link TAG_WEIGHT}, context words half ({@link CONTEXT_UNITS}).
+ * Pass a stored fact's `context` when it has one.
  */
-export function docTerms(content: string, tags?: readonly string[]): DocTerms {
+export function docTerms(content: string, tags?: readonly string[], context?: string): DocTerms {
   const doc: DocTerms = { length: 0, terms: new Map(), surfaces: new Map() };
   const visit = (weight: number) => (t: { term: string; surface: string; part: boolean }) => {
     if (!t.part) doc.length += weight;
@@ -40,5 +47,12 @@ export function docTerms(content: string, tags?: readonly string[]): DocTerms {
   analyze(content, visit(UNIT));
   const tagVisit = visit(UNIT * TAG_WEIGHT);
   for (const tag of tags ?? []) analyze(tag, tagVisit);
+  // Context words count in frequency and length, not among the words a prefix completes.
+  if (context !== undefined) {
+    analyze(context, (t) => {
+      if (!t.part) doc.length += CONTEXT_UNITS;
+      doc.terms.set(t.term, (doc.terms.get(t.term) ?? 0) + CONTEXT_UNITS);
+    });
+  }
   return doc;
 }

@@ -43,6 +43,11 @@ export const StoredFact = Type.Object({
   updatedAt: Type.Optional(StoredTime),
   supersededBy: Type.Optional(StoredId),
   deletedAt: Type.Optional(StoredTime),
+  /**
+   * The text of the agent's newest current fact when this one was added
+   * (ADR 0033): indexed at half a word's weight, never returned.
+   */
+  context: Type.Optional(Type.String()),
 });
 /** One version of a fact, as stored. */
 export type StoredFact = Static<typeof StoredFact>;

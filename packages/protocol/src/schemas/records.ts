@@ -46,6 +46,9 @@ export type AgentSummary = Static<typeof AgentSummary>;
  * version travels, current or not, so history survives a round trip: a
  * version with `supersededBy` was replaced by that fact (at `updatedAt`),
  * one with `deletedAt` was deleted then. A version with neither is current.
+ * `context` is the text of the agent's newest fact when this one was
+ * added: search reads it at half weight, nothing returns it, and an
+ * export carries it so that a restored store searches alike.
  */
 export const FactRecord = Type.Object({
   type: Type.Literal('fact'),
@@ -57,6 +60,7 @@ export const FactRecord = Type.Object({
   updatedAt: Type.Optional(Timestamp),
   supersededBy: Type.Optional(Ulid),
   deletedAt: Type.Optional(Timestamp),
+  context: Type.Optional(Content),
 });
 export type FactRecord = Static<typeof FactRecord>;
 

@@ -49,6 +49,7 @@ export function encodeFact(fact: StoredFact): string {
   if (fact.updatedAt !== undefined) out.updatedAt = fact.updatedAt;
   if (fact.supersededBy !== undefined) out.supersededBy = fact.supersededBy;
   if (fact.deletedAt !== undefined) out.deletedAt = fact.deletedAt;
+  if (fact.context !== undefined) out.context = fact.context;
   return JSON.stringify(out);
 }
 

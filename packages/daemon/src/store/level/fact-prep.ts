@@ -19,7 +19,7 @@ export interface PreparedFact {
 /** Prepares one fact (`current`: it becomes current, so it is hashed and analysed). */
 export function prepareFact(fact: StoredFact, current: boolean): PreparedFact {
   if (!current) return { value: encodeFact(fact), hash: undefined, doc: undefined };
-  return { value: encodeFact(fact), hash: contentHash(fact.content), doc: packDoc(docTerms(fact.content, fact.tags)) };
+  return { value: encodeFact(fact), hash: contentHash(fact.content), doc: packDoc(docTerms(fact.content, fact.tags, fact.context)) };
 }
 
 function packDoc(doc: DocTerms): PackedDoc {

@@ -77,7 +77,7 @@ export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
   await scan(subs.fact, (key, text) => {
     const { agentId, rest: id } = splitKey(key);
     const fact = decodeFact('value', text, id);
-    const doc = docTerms(fact.content, fact.tags);
+    const doc = docTerms(fact.content, fact.tags, fact.context);
     const t = tally(agentId);
     t.facts++;
     t.length += doc.length;

@@ -35,11 +35,11 @@ type ExportRow = (FactRow & { kind: 0; state: null; message_count: null }) | (Ch
 
 const PAGE_SQL = `
   SELECT * FROM (
-    SELECT agent_id, 0 AS kind, id, content, tags, created_at, updated_at, superseded_by, deleted_at,
+    SELECT agent_id, 0 AS kind, id, content, tags, created_at, updated_at, superseded_by, deleted_at, context,
            NULL::text AS state, NULL::integer AS message_count
       FROM facts
     UNION ALL
-    SELECT agent_id, 1 AS kind, id, NULL, NULL, created_at, NULL, NULL, NULL, state, message_count
+    SELECT agent_id, 1 AS kind, id, NULL, NULL, created_at, NULL, NULL, NULL, NULL, state, message_count
       FROM checkpoints
   ) r
   WHERE ($1::text IS NULL OR agent_id = $1) AND (agent_id, kind, id) > ($2::text COLLATE "C", $3::integer, $4::text COLLATE "C")

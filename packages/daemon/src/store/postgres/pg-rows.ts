@@ -18,10 +18,11 @@ export interface FactRow {
   updated_at: string | null;
   superseded_by: string | null;
   deleted_at: string | null;
+  context: string | null;
 }
 
 /** The columns of a {@link FactRow}. */
-export const FACT_COLUMNS = 'agent_id, id, content, tags, created_at, updated_at, superseded_by, deleted_at';
+export const FACT_COLUMNS = 'agent_id, id, content, tags, created_at, updated_at, superseded_by, deleted_at, context';
 
 /** A `checkpoints` row. */
 export interface CheckpointRow {
@@ -39,6 +40,7 @@ export function storedFactOfRow(row: FactRow): StoredFact {
   if (row.updated_at !== null) fact['updatedAt'] = row.updated_at;
   if (row.superseded_by !== null) fact['supersededBy'] = row.superseded_by;
   if (row.deleted_at !== null) fact['deletedAt'] = row.deleted_at;
+  if (row.context !== null && row.context !== undefined) fact['context'] = row.context;
   return checkStored(StoredFact, `fact ${row.id} of agent ${row.agent_id}`, fact);
 }
 

@@ -19,8 +19,8 @@ import { isConnectionLoss, release, sqlState } from './pg-connections.js';
  * back as it was saved (`jsonb` would reorder its keys).
  */
 
-/** Stored record format 1 (stored-records.ts) is what migrations 1 and 2 hold. */
-const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1 };
+/** Stored record format 1 (stored-records.ts) is what migrations 1 to 3 hold. */
+const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1, 3: 1 };
 
 /** Key of the advisory lock the migrations hold (any fixed 64-bit number; "memoryd" in ASCII). */
 const MIGRATION_LOCK = 0x6d656d6f727964n;
@@ -83,6 +83,10 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
        RETURN NULL;
      END $$`,
     `CREATE TRIGGER facts_changed AFTER INSERT OR UPDATE OR DELETE ON facts FOR EACH ROW EXECUTE FUNCTION memoryd_fact_changed()`,
+  ],
+  () => [
+    // The text of the agent's newest fact when this one was added (ADR 0033).
+    `ALTER TABLE facts ADD COLUMN context text`,
   ],
 ];
 

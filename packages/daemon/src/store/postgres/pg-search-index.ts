@@ -47,6 +47,7 @@ interface FactText {
   id: string;
   content: string;
   tags: string[] | null;
+  context: string | null;
 }
 
 interface AgentIndex {
@@ -129,8 +130,8 @@ export class PgSearchIndexes {
       for (const f of [...added, ...removed]) entry.pending.push(f.id);
       return;
     }
-    for (const f of removed) entry.index.remove(f.id, docTerms(f.content, f.tags ?? undefined));
-    for (const f of added) entry.index.add(f.id, docTerms(f.content, f.tags ?? undefined));
+    for (const f of removed) entry.index.remove(f.id, docTerms(f.content, f.tags ?? undefined, f.context ?? undefined));
+    for (const f of added) entry.index.add(f.id, docTerms(f.content, f.tags ?? undefined, f.context ?? undefined));
   }
 
   /** Indexes loaded, and what they take in memory. */
@@ -156,12 +157,12 @@ export class PgSearchIndexes {
 
   /** Reads the agent's current facts and indexes them, yielding to other requests every {@link LOAD_SLICE}. */
   async #load(agentId: string, entry: AgentIndex): Promise<void> {
-    const { rows } = await this.#pool.query<FactText>('SELECT id, content, tags FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL ORDER BY id', [agentId]);
+    const { rows } = await this.#pool.query<FactText>('SELECT id, content, tags, context FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL ORDER BY id', [agentId]);
     const index = new ResidentIndex();
     index.beginLoad();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      index.add(row.id, docTerms(row.content, row.tags ?? undefined));
+      index.add(row.id, docTerms(row.content, row.tags ?? undefined, row.context ?? undefined));
       if (i % LOAD_SLICE === LOAD_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     index.endLoad();
@@ -233,7 +234,7 @@ export class PgSearchIndexes {
           const all = [...ids];
           for (let at = 0; at < all.length; at += READ_BATCH) {
             const read = await this.#pool.query<FactText & { current: boolean }>(
-              'SELECT id, content, tags, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])',
+              'SELECT id, content, tags, context, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])',
               [agentId, all.slice(at, at + READ_BATCH)],
             );
             rows.push(...read.rows);
@@ -252,7 +253,7 @@ export class PgSearchIndexes {
           continue;
         }
         for (const row of rows) {
-          const doc = docTerms(row.content, row.tags ?? undefined);
+          const doc = docTerms(row.content, row.tags ?? undefined, row.context ?? undefined);
           if (row.current) index.add(row.id, doc);
           else if (index.has(row.id)) index.remove(row.id, doc);
         }

@@ -39,10 +39,10 @@ export interface PostgresStoreOptions {
 const TRANSACTION_TRIES = 5;
 
 /** A fact version's row, in the columns of {@link INSERT_FACT}: `dedupKey` set while it is current. */
-const INSERT_FACT = `INSERT INTO facts (agent_id, id, content, tags, created_at, updated_at, superseded_by, deleted_at, dedup_key)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`;
+const INSERT_FACT = `INSERT INTO facts (agent_id, id, content, tags, created_at, updated_at, superseded_by, deleted_at, dedup_key, context)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`;
 function factValues(agentId: string, f: StoredFact, dedupKey: string | null): unknown[] {
-  return [agentId, f.id, f.content, f.tags ?? null, f.createdAt, f.updatedAt ?? null, f.supersededBy ?? null, f.deletedAt ?? null, dedupKey];
+  return [agentId, f.id, f.content, f.tags ?? null, f.createdAt, f.updatedAt ?? null, f.supersededBy ?? null, f.deletedAt ?? null, dedupKey, f.context ?? null];
 }
 
 /** A checkpoint's row; its state as JSON text (kept as saved). */
@@ -52,8 +52,8 @@ function checkpointValues(agentId: string, c: StoredCheckpoint): unknown[] {
 }
 
 /** What a search index reads of a fact. */
-function factText(f: StoredFact): { id: string; content: string; tags: string[] | null } {
-  return { id: f.id, content: f.content, tags: f.tags ?? null };
+function factText(f: StoredFact): { id: string; content: string; tags: string[] | null; context: string | null } {
+  return { id: f.id, content: f.content, tags: f.tags ?? null, context: f.context ?? null };
 }
 
 /** A pause before a transaction runs again: a few milliseconds, more each time, jittered. */
@@ -178,16 +178,25 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async addFact(p: Params<'addFact'>): Result<'addFact'> {
     const key = contentHash(p.content);
+    let added: StoredFact | undefined;
     const result = await this.#transaction(`add a fact of agent ${p.agentId}`, async (client) => {
+      added = undefined; // a transaction run again starts over
       const { id, createdAt } = this.#newId();
       const holder = await claimOrHolder(client, p.agentId, key, id);
       if (holder !== undefined) return { factId: holder.id, createdAt: holder.createdAt, duplicate: true as const };
       const fact: StoredFact = { id, content: p.content, createdAt };
       if (p.tags !== undefined) fact.tags = p.tags;
+      // The words said just before this one help find it (ADR 0033): the agent's newest current fact.
+      const newest = await client.query<{ content: string }>(
+        'SELECT content FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL ORDER BY id DESC LIMIT 1',
+        [p.agentId],
+      );
+      if (newest.rows[0] !== undefined) fact.context = newest.rows[0].content;
       await client.query(INSERT_FACT, factValues(p.agentId, fact, key));
+      added = fact;
       return { factId: id, createdAt };
     });
-    if (result.duplicate !== true) this.#indexes.applied(p.agentId, [{ id: result.factId, content: p.content, tags: p.tags ?? null }], []);
+    if (added !== undefined) this.#indexes.applied(p.agentId, [factText(added)], []);
     return result;
   }
 

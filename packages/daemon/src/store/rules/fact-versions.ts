@@ -32,6 +32,8 @@ export function supersededVersion(old: StoredFact, by: string, at: string): Stor
 export function nextVersion(old: StoredFact, id: string, content: string, createdAt: string): StoredFact {
   const next: StoredFact = { id, content, createdAt };
   if (old.tags !== undefined) next.tags = old.tags;
+  // A correction keeps its place in the conversation: the words it was said after.
+  if (old.context !== undefined) next.context = old.context;
   return next;
 }
 

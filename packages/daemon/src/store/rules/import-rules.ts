@@ -54,6 +54,7 @@ export function storedFactOf(r: Extract<ExportRecord, { type: 'fact' }>): Stored
   if (r.updatedAt !== undefined) fact.updatedAt = r.updatedAt;
   if (r.supersededBy !== undefined) fact.supersededBy = r.supersededBy;
   if (r.deletedAt !== undefined) fact.deletedAt = r.deletedAt;
+  if (r.context !== undefined) fact.context = r.context;
   return fact;
 }
 

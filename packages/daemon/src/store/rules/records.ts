@@ -21,6 +21,7 @@ export function factRecord(agentId: string, f: StoredFact): ExportRecord {
   if (f.updatedAt !== undefined) record.updatedAt = f.updatedAt;
   if (f.supersededBy !== undefined) record.supersededBy = f.supersededBy;
   if (f.deletedAt !== undefined) record.deletedAt = f.deletedAt;
+  if (f.context !== undefined) record.context = f.context;
   return record;
 }
 
