@@ -17,6 +17,12 @@ export const Capabilities = {
    * @since 1
    */
   reportNotFound: 'reportNotFound',
+  /**
+   * `memory.add` stores and searches `context` (the text said just before
+   * the fact); a daemon without it ignores the param.
+   * @since 1
+   */
+  context: 'context',
 } as const;
 
 /** One of {@link Capabilities}. */

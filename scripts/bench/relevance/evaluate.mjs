@@ -110,7 +110,7 @@ export async function evaluate(options = {}) {
   try {
     const keyById = new Map();
     for (const f of set.facts) {
-      const added = await store.addFact({ agentId: f.agentId, content: f.content, ...(f.tags ? { tags: f.tags } : {}) });
+      const added = await store.addFact({ agentId: f.agentId, content: f.content, ...(f.tags ? { tags: f.tags } : {}), ...(f.context ? { context: f.context } : {}) });
       if (added.duplicate) throw new Error(`fact ${f.key} was stored as a duplicate of an earlier fact`);
       keyById.set(added.factId, f.key);
     }

@@ -318,7 +318,9 @@ function conversation(n, [a, b]) {
     let content = `${speaker}: ${text}`;
     for (let i = 0; said.has(content.toLowerCase()); i++) content += AGAIN[i % AGAIN.length];
     said.add(content.toLowerCase());
-    facts.push({ key, agentId, content });
+    // Stored as a conversation logger would: with the turn before as its context (ADR 0033).
+    const before = facts[facts.length - 1];
+    facts.push({ key, agentId, content, ...(before === undefined ? {} : { context: before.content }) });
     return key;
   };
   const q = (kind, query, relevant) => queries.push({ id: `${agentId}-q${String(queries.length + 1).padStart(3, '0')}`, kind, agentId, query, relevant });

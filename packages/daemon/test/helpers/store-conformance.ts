@@ -128,6 +128,53 @@ export function storeConformance(backend: ConformanceBackend): void {
       });
     });
 
+    describe('context: the words said just before (ADR 0033)', () => {
+      let store: MemoryStore;
+      before(async () => {
+        store = await backend.open();
+      });
+
+      it('finds a fact by its context\'s words, below a fact that holds them, and never returns it', async () => {
+        const agentId = 'ctx';
+        const question = 'Jonas: Did you go to the concert in the end?';
+        await store.addFact({ agentId, content: question });
+        const answer = await store.addFact({ agentId, content: 'Maria: Yes, last Friday with my kids.', context: question });
+        const plain = await store.addFact({ agentId, content: 'Jonas: The weather was lovely on Friday.' });
+        const holder = await store.addFact({ agentId, content: 'Maria: the concert hall is being renovated' });
+        const hits = (await store.searchFacts({ agentId, query: 'concert' })).facts;
+        const ids = hits.map((f) => f.id);
+        assert.ok(ids.includes(answer.factId), 'the answer is found by its question\'s word');
+        assert.ok(ids.indexOf(holder.factId) < ids.indexOf(answer.factId), 'a fact holding the word ranks above one whose context does');
+        assert.ok(!ids.includes(plain.factId), 'a fact added without context is found by its own words only');
+        for (const f of [...hits, ...(await listAll(store, agentId))]) assert.equal('context' in f, false, 'the context is never returned');
+        // A duplicate's context is not stored: the fact already held keeps its own.
+        const again = await store.addFact({ agentId, content: 'jonas: the weather was LOVELY on friday.', context: 'a story about volcanoes' });
+        assert.equal(again.duplicate, true);
+        assert.deepEqual((await store.searchFacts({ agentId, query: 'volcanoes' })).facts, []);
+      });
+
+      it('keeps a fact\'s context through an update, an export and an import', async () => {
+        const agentId = 'ctx-kept';
+        const asked = 'Tom: How was the holiday in Iceland?';
+        await store.addFact({ agentId, content: asked });
+        const told = await store.addFact({ agentId, content: 'Aisha: We saw the northern lights twice!', context: asked });
+        const { supersededBy } = await store.reflect({ agentId, action: 'update', factId: told.factId, content: 'Aisha: We saw the northern lights three times!' });
+        const found = async (s: MemoryStore) => (await s.searchFacts({ agentId, query: 'Iceland holiday' })).facts.map((f) => f.id);
+        assert.ok((await found(store)).includes(supersededBy!), 'the new version keeps the context of the old');
+        const records = (await exportAll(store, { agentId })) as Extract<ExportRecord, { type: 'fact' }>[];
+        assert.equal(records.find((r) => r.id === supersededBy)?.context, asked);
+        assert.equal(records.find((r) => r.id === told.factId)?.context, asked);
+        assert.equal(records[0]?.context, undefined, 'a fact added without context has none');
+        const to = await backend.open();
+        await to.importRecords({ records });
+        assert.deepEqual(await exportAll(to, { agentId }), records);
+        assert.deepEqual(await found(to), await found(store), 'an imported store searches alike');
+        // And across a restart (LevelDB: from the index image; PostgreSQL: loaded again).
+        const reopened = await backend.reopen(to);
+        assert.deepEqual(await found(reopened), await found(store));
+      });
+    });
+
     describe('checkpoints', () => {
       let store: MemoryStore;
       before(async () => {

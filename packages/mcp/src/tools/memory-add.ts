@@ -9,6 +9,12 @@ export const MemoryAddInput = Type.Object({
   agent_id: AgentId,
   content: Content,
   tags: Type.Optional(Tags),
+  // Content's rule (kept by the spread, symbol keys included), with a description of its own.
+  context: Type.Optional({
+    ...Content,
+    description:
+      'Optional: what was said just before this fact, such as the previous turn when saving a conversation turn by turn. memory_search also finds the fact by these words (at half weight); never returned.',
+  } as typeof Content),
 });
 
 /** `structuredContent` of `memory_add`. */
@@ -51,6 +57,7 @@ export const memoryAddTool = defineTool({
       agentId: args.agent_id,
       content: args.content,
       ...(args.tags !== undefined ? { tags: args.tags } : {}),
+      ...(args.context !== undefined ? { context: args.context } : {}),
     });
     const out: MemoryAddOutput = {
       agent_id: args.agent_id,

@@ -7,7 +7,9 @@ import { Fact } from '../schemas/records.js';
  * Stores a fact. Idempotent on content: when the agent already holds a
  * current fact with the same text (after NFC, case folding, trimming and
  * white-space collapsing) nothing new is stored and its id comes back with
- * `duplicate: true`.
+ * `duplicate: true`. `context`, the text said just before this fact (the
+ * previous turn of a conversation logged turn by turn), is stored with it
+ * and searched at half weight, never returned (capability `context`).
  */
 export const MemoryAdd = defineMethod(
   'memory.add',
@@ -15,6 +17,11 @@ export const MemoryAdd = defineMethod(
     agentId: AgentId,
     content: Content,
     tags: Type.Optional(Tags),
+    context: Type.Optional({
+      ...Content,
+      description:
+        'What was said just before this fact, such as the previous turn of a conversation: search also finds the fact by these words, at half weight. Stored with the fact, never returned. 1-16384 bytes of UTF-8.',
+    } as typeof Content),
   }),
   Type.Object({
     factId: Ulid,

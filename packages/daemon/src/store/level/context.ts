@@ -6,7 +6,6 @@ import type { Db, Sublevels } from './db.js';
 import type { FactCache } from './fact-cache.js';
 import type { FactPrepPool } from './fact-prep-pool.js';
 import type { GroupCommit } from './group-commit.js';
-import type { NewestFacts } from './newest-facts.js';
 import type { SearchIndexes } from './search-indexes.js';
 
 export { idSource } from '../ids.js';
@@ -29,8 +28,6 @@ export interface StoreContext {
   newStamp(): string;
   /** Facts recently returned by searches (store/level/fact-cache.ts). */
   facts: FactCache;
-  /** Each agent's newest current fact, the context of its next add (store/level/newest-facts.ts). */
-  newest: NewestFacts;
   /** Prepares imported facts off the event loop (store/level/fact-prep-pool.ts). */
   factPrep: FactPrepPool;
   /** A new ULID and its creation time (the same millisecond). */

@@ -60,9 +60,7 @@ export async function addFact(ctx: StoreContext, p: ParamsOf<typeof MemoryAdd>):
     const { id, createdAt } = ctx.newId();
     const fact: StoredFact = { id, content: p.content, createdAt };
     if (p.tags !== undefined) fact.tags = p.tags;
-    // The words said just before this one help find it (ADR 0033).
-    const newest = await ctx.newest.get(p.agentId);
-    if (newest !== undefined) fact.context = newest.content;
+    if (p.context !== undefined) fact.context = p.context;
     const batch = new WriteBatch();
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(fact));
     dedup.add(p.agentId, hash, id);
@@ -70,7 +68,6 @@ export async function addFact(ctx: StoreContext, p: ParamsOf<typeof MemoryAdd>):
     const index = new IndexEdits(batch);
     index.add(p.agentId, fact);
     await commit(ctx, batch, `add fact for agent ${p.agentId}`);
-    ctx.newest.set(p.agentId, fact);
     return { factId: id, createdAt };
   });
 }

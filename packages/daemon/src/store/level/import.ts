@@ -57,8 +57,6 @@ export async function importRecords(
     valid.map((r) => r.agentId),
     async () => {
       const { store, skipped } = planImport(valid, await existing(ctx, valid));
-      // An imported fact may be an agent's newest now: it is read again at the next add.
-      for (const r of store) ctx.newest.forget(r.agentId);
       const batch = new WriteBatch();
       const dedup = new DedupEdits(ctx);
       const index = new IndexEdits(batch);

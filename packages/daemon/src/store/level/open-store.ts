@@ -17,7 +17,6 @@ import { ensureIndex, ensureStamps } from './index-build.js';
 import { FactCache } from './fact-cache.js';
 import { FactPrepPool } from './fact-prep-pool.js';
 import { IndexImages } from './index-images.js';
-import { NewestFacts } from './newest-facts.js';
 import { SearchIndexes } from './search-indexes.js';
 
 /**
@@ -173,7 +172,6 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
       counters,
       facts: new FactCache(FACT_CACHE_SIZE),
       factPrep: new FactPrepPool(),
-      newest: new NewestFacts(subs),
       search,
       newId: idSource(),
       newStamp,

@@ -46,8 +46,6 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
   return ctx.lock.run([p.agentId], async () => {
     const old = await readCurrentFact(ctx, p.agentId, p.factId);
     if (old === undefined) throw await notCurrent(ctx, p.agentId, p.factId);
-    // The agent's newest fact may change: it is read again at the next add.
-    ctx.newest.forget(p.agentId);
     const batch = new WriteBatch();
     const dedup = new DedupEdits(ctx);
     const index = new IndexEdits(batch);

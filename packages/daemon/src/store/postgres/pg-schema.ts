@@ -85,8 +85,15 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
     `CREATE TRIGGER facts_changed AFTER INSERT OR UPDATE OR DELETE ON facts FOR EACH ROW EXECUTE FUNCTION memoryd_fact_changed()`,
   ],
   () => [
-    // The text of the agent's newest fact when this one was added (ADR 0033).
+    // What was said just before the fact (ADR 0033), searched at half
+    // weight: by the daemons' own indexes, and by SQL as weight D.
     `ALTER TABLE facts ADD COLUMN context text`,
+    `DROP INDEX facts_search`,
+    `ALTER TABLE facts DROP COLUMN tsv`,
+    `ALTER TABLE facts ADD COLUMN tsv tsvector GENERATED ALWAYS AS (
+       setweight(to_tsvector('english', memoryd_search_text(content, tags)), 'A')
+       || setweight(to_tsvector('english', memoryd_unaccent(coalesce(context, ''))), 'D')) STORED`,
+    `CREATE INDEX facts_search ON facts USING gin (tsv) WHERE dedup_key IS NOT NULL`,
   ],
 ];
 

@@ -71,6 +71,9 @@ export class PgSearchIndexes {
   #reading: Promise<void> | undefined;
   #listener: pg.Client | undefined;
   #listening = false;
+  /** Settles once the first attempt to listen succeeded or failed: searches wait for it, not after. */
+  #firstAttempt: Promise<void>;
+  #firstSettled!: () => void;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
 
@@ -80,6 +83,7 @@ export class PgSearchIndexes {
     this.#connection = connection;
     this.#logger = logger;
     this.#budget = budget;
+    this.#firstAttempt = new Promise((resolve) => (this.#firstSettled = resolve));
   }
 
   /** Starts listening, then loading the agents written last; a failure is logged and tried again (searches go by SQL meanwhile). */
@@ -93,6 +97,9 @@ export class PgSearchIndexes {
    * when the load failed.
    */
   async index(agentId: string): Promise<ResidentIndex | undefined> {
+    // Right after the start the first searches wait for the listener (bounded by its echo's wait),
+    // so that a daemon answers alike from its first search on.
+    if (!this.#listening) await this.#firstAttempt;
     const entry = this.#entry(agentId);
     if (entry === undefined) return undefined;
     if (entry.index === undefined) await entry.ready;
@@ -148,6 +155,7 @@ export class PgSearchIndexes {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#firstSettled();
     clearTimeout(this.#retry);
     await this.#reading?.catch(() => undefined);
     const listener = this.#listener;
@@ -310,10 +318,12 @@ export class PgSearchIndexes {
       }
       if (this.#listener !== client) return;
       this.#listening = true;
+      this.#firstSettled();
       this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
     } catch (err) {
       down(err as Error);
       client.end().catch(() => undefined);
+      this.#firstSettled();
     }
   }
 }

@@ -186,12 +186,7 @@ export class PostgresMemoryStore implements MemoryStore {
       if (holder !== undefined) return { factId: holder.id, createdAt: holder.createdAt, duplicate: true as const };
       const fact: StoredFact = { id, content: p.content, createdAt };
       if (p.tags !== undefined) fact.tags = p.tags;
-      // The words said just before this one help find it (ADR 0033): the agent's newest current fact.
-      const newest = await client.query<{ content: string }>(
-        'SELECT content FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL ORDER BY id DESC LIMIT 1',
-        [p.agentId],
-      );
-      if (newest.rows[0] !== undefined) fact.context = newest.rows[0].content;
+      if (p.context !== undefined) fact.context = p.context;
       await client.query(INSERT_FACT, factValues(p.agentId, fact, key));
       added = fact;
       return { factId: id, createdAt };
