@@ -123,6 +123,9 @@ export function foldText(text: string): string {
     .normalize('NFC');
 }
 
+/** The longest word given a base form: longer ones are not English words (`pneumonoultramicroscopicsilicovolcanoconiosis` is 45). */
+const BASE_FORM_MAX = 45;
+
 /**
  * An English word's base form: the present of a verb (`bought` is `buy`,
  * `ran` is `run`), else the singular of a noun (`children` is `child`),
@@ -132,6 +135,8 @@ export function foldText(text: string): string {
  * set, none lost on our own).
  */
 function baseForm(word: string): string {
+  // No English word is longer; en-inflectors' rules recurse by character and overflow the stack on a 16 KB one.
+  if (word.length > BASE_FORM_MAX) return word;
   const inflectors = new Inflectors(word);
   const present = inflectors.toPresent();
   if (present !== word && ENGLISH.test(present)) return present;
