@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 
-// A floor on search quality, measured on the repo's relevance set
-// (scripts/bench/relevance/set.json) by the same code as `npm run
-// bench:quality`, so a change to analysis or ranking that loses relevant
+// A floor on search quality, measured on the repo's relevance sets
+// (scripts/bench/relevance/set.json and conversations.json) by the same
+// code as `npm run bench:quality`, so a change to analysis or ranking that loses relevant
 // facts fails here instead of silently. The floors sit a few points below
 // what the search measured when they were set; raise them when it improves.
 
@@ -38,8 +38,21 @@ interface QualityResult {
 }
 
 interface EvaluateModule {
-  evaluate(options?: { setPath?: string; dir?: string }): Promise<QualityResult>;
+  evaluate(options?: { setPath?: string; dir?: string; store?: 'level' | 'fts5' }): Promise<QualityResult>;
+  CONVERSATIONS_SET_PATH: string;
 }
+
+/** The conversational set (issue 31): recall@5 must stay above this, and this far above FTS5's in the same run. */
+const CONVERSATIONS_FLOOR = 0.55;
+const CONVERSATIONS_LEAD_OVER_FTS5 = 0.1;
+/** Per kind, what it measured when set (ADR 0033), less a few points: no kind may fall back to where it was. */
+const CONVERSATIONS_KIND_FLOORS: Record<string, number> = {
+  'single-hop': 0.95,
+  temporal: 0.85,
+  paraphrase: 0.25,
+  'open-domain': 0.18,
+  'multi-hop': 0.45,
+};
 
 // Compiled to packages/daemon/dist-test/, three levels below the repo root.
 const EVALUATE_URL = new URL('../../../scripts/bench/relevance/evaluate.mjs', import.meta.url);
@@ -59,4 +72,23 @@ test('search quality on the relevance set stays above its floor', { timeout: 60_
     .map((q) => `${q.id} ${JSON.stringify(q.query)} expected ${q.expected.join(',')} got ${q.got.slice(0, 3).join(',')}`);
   assert.ok(r.recallAt5 >= RECALL_AT_5_FLOOR, `recall@5 ${r.recallAt5.toFixed(3)} < ${RECALL_AT_5_FLOOR}; missed:\n${missed.join('\n')}`);
   assert.ok(r.mrr >= MRR_FLOOR, `MRR ${r.mrr.toFixed(3)} < ${MRR_FLOOR}; missed:\n${missed.join('\n')}`);
+});
+
+test('search quality on the conversational set stays above its floor and ahead of FTS5', { timeout: 120_000 }, async () => {
+  const { evaluate, CONVERSATIONS_SET_PATH } = (await import(EVALUATE_URL.href)) as EvaluateModule;
+  const convDir = mkdtempSync(join(dir, 'conv-'));
+  const r = await evaluate({ setPath: CONVERSATIONS_SET_PATH, dir: convDir });
+  const fts5 = await evaluate({ setPath: CONVERSATIONS_SET_PATH, store: 'fts5' });
+  // The set must stay the size issue 31 asks for.
+  assert.ok(r.facts >= 6 * 300, `${r.facts} turns`);
+  assert.ok(r.queries >= 400, `${r.queries} questions`);
+  assert.ok(r.recallAt5 >= CONVERSATIONS_FLOOR, `recall@5 ${r.recallAt5.toFixed(3)} < ${CONVERSATIONS_FLOOR}`);
+  assert.ok(
+    r.recallAt5 - fts5.recallAt5 >= CONVERSATIONS_LEAD_OVER_FTS5,
+    `recall@5 ${r.recallAt5.toFixed(3)} is not ${CONVERSATIONS_LEAD_OVER_FTS5} above FTS5's ${fts5.recallAt5.toFixed(3)}`,
+  );
+  for (const [kind, floor] of Object.entries(CONVERSATIONS_KIND_FLOORS)) {
+    const got = r.byKind[kind]?.recallAt5 ?? 0;
+    assert.ok(got >= floor, `${kind}: recall@5 ${got.toFixed(3)} < ${floor}`);
+  }
 });
