@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
-import { AdminExport, DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
+import { AdminExport, AdminImport, DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { dropSchemas, freshSchema, PG_SKIP, pgAdmin, privateServer } from './helpers/postgres.js';
 import { type RpcClient, connect } from './helpers/rpc.js';
@@ -214,8 +214,29 @@ describe('memoryd --store postgres under faults', { skip: PG_SKIP }, () => {
     for (let i = 0; i < N; i++) assert.ok(stored.includes(`target ${i}`), `target ${i} is stored`);
     const calls = 3 * N + 2 * 200;
     assert.ok(errors.length < calls / 100, `${errors.length} of ${calls} failed: ${errors.slice(0, 5).join('; ')}`);
+    // Two current facts of one text (an import may bring them) deleted at once: the text is free after.
+    const twins = 40;
+    const at = Date.UTC(2024, 0, 1);
+    const ulidAt = (ms: number, n: number): string => {
+      const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+      let time = '';
+      for (let t = ms, k = 0; k < 10; k++, t = Math.floor(t / 32)) time = alphabet[t % 32] + time;
+      return time + String(n).padStart(16, '0');
+    };
+    const records = Array.from({ length: 2 * twins }, (_, i) => ({
+      type: 'fact', agentId, id: ulidAt(at + i, i), content: `twin text ${Math.floor(i / 2)}`, createdAt: new Date(at + i).toISOString(),
+    }));
+    assert.equal((await clients[0]!.ok(AdminImport, { records })).imported, 2 * twins);
+    await Promise.all(records.map((r, i) => attempt(i, 'memory.reflect', { agentId, action: 'delete', factId: r.id })));
+    assert.ok(errors.length < (calls + 2 * twins) / 100, `${errors.length} of ${calls + 2 * twins} failed: ${errors.slice(0, 5).join('; ')}`);
+    for (let t = 0; t < twins; t++) {
+      const again = await clients[0]!.ok(MemoryAdd, { agentId, content: `twin text ${t}` });
+      assert.equal(again.duplicate, undefined, `twin text ${t} is free once both its facts are deleted`);
+    }
     const rows = await pgAdmin(async (a) => (await a.query(`SELECT count(*)::int AS n FROM ${schema}.facts f WHERE dedup_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM ${schema}.dedup_claims c WHERE c.agent_id = f.agent_id AND c.dedup_key = f.dedup_key)`)).rows[0].n);
     assert.equal(rows, 0, 'every current fact\'s text is claimed');
+    const stale = await pgAdmin(async (a) => (await a.query(`SELECT count(*)::int AS n FROM ${schema}.dedup_claims c JOIN ${schema}.facts f ON f.agent_id = c.agent_id AND f.id = c.fact_id WHERE f.dedup_key IS NULL`)).rows[0].n);
+    assert.equal(stale, 0, 'no claim names a fact that is not current');
     await Promise.all(clients.map((c) => c.close()));
     await d.stop();
   });

@@ -68,18 +68,26 @@ export function sqlState(err: unknown): string | undefined {
   return err instanceof pg.DatabaseError ? err.code : undefined;
 }
 
+/** Socket errors of a connection that failed or never came up. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+
+/** pg's and pg-pool's own words for a connection that went or never came (they carry no code). */
+const CLIENT_LOSS = /connection terminated|connection ended|not queryable|connection error|query read timeout/i;
+
 /**
  * True when `err` says the connection or the server is gone, not that
- * the statement was wrong: no SQLSTATE at all (a socket error, a timeout,
- * "Connection terminated"), class 08 (connection exception), 57P01-57P03
- * (the server shut down, crashed or is starting) or 53300 (no connection
- * slot left).
+ * the statement was wrong: a socket error, pg's own "Connection
+ * terminated ..." and timeouts, class 08 (connection exception),
+ * 57P01-57P03 (the server shut down, crashed or is starting) or 53300 (no
+ * connection slot left). Anything else (a statement the server refused,
+ * a rule of ours, a bug) is not: its connection is whole.
  */
 export function isConnectionLoss(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = sqlState(err);
-  if (code === undefined) return true;
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+  if (code !== undefined) return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+  const socket = (err as { code?: unknown }).code;
+  return (typeof socket === 'string' && SOCKET_CODES.has(socket)) || CLIENT_LOSS.test(err.message);
 }
 
 /** True when `err` is a serialization failure (40001) or a deadlock (40P01): the transaction may run again. */

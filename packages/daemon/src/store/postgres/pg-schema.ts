@@ -22,6 +22,14 @@ import { isConnectionLoss, release, sqlState } from './pg-connections.js';
 /** Stored record format 1 (stored-records.ts) is what migrations 1 to 3 hold. */
 const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1, 3: 1 };
 
+/** How long a migration waits for a lock on a table (readers of it, such as another daemon's open export, hold one). */
+const MIGRATION_LOCK_WAIT_S = 60;
+/**
+ * The bound of one migration statement: a day. A migration may rewrite a
+ * large table (migration 3 rebuilds the search column of every fact).
+ */
+export const MIGRATION_STATEMENT_MS = 24 * 60 * 60 * 1000;
+
 /** Key of the advisory lock the migrations hold (any fixed 64-bit number; "memoryd" in ASCII). */
 const MIGRATION_LOCK = 0x6d656d6f727964n;
 
@@ -197,6 +205,8 @@ export async function migrate(pool: pg.Pool, daemonVersion: string, logger: Logg
       for (let version = at + 1; version <= SCHEMA_VERSION; version++) {
         await client.query('BEGIN');
         try {
+          // A minute to take its locks, not a request's bound (the pool `migrate` is given has no statement bound).
+          await client.query(`SET LOCAL lock_timeout = '${MIGRATION_LOCK_WAIT_S}s'`);
           for (const sql of MIGRATIONS[version - 1]!(unaccent)) await client.query(sql);
           await client.query('INSERT INTO memoryd_migrations (version, record_format, daemon_version) VALUES ($1, $2, $3)', [
             version,

@@ -22,13 +22,15 @@ import { ResidentIndex } from '../../search/resident-index.js';
  *
  * An agent's index is loaded by one read of its current facts: at start,
  * the agents written last first, while they fit the memory budget; else
- * on the agent's first search or write. A search waits for its agent's
- * load (a second or two at 100,000 facts; other requests are answered
- * meanwhile, the load yielding every few thousand facts). Past the
- * budget the least recently used indexes are dropped, to be loaded
- * again when next used. While the listening connection is down,
- * notifications may be missed: every index is dropped, and searches go
- * by SQL (pg-search.ts) until it is back.
+ * on the agent's first search, which waits for the load (a second or two
+ * at 100,000 facts; other requests are answered meanwhile, the load
+ * yielding every few thousand facts). This daemon's writes during a load
+ * are applied to the index before the load ends. Past the budget the
+ * least recently used indexes are dropped, to be loaded again when next
+ * used. While the listening connection is down, or does not echo a
+ * notification of its own (checked every 30 s), notifications may be
+ * missed: every index is dropped, and searches go by SQL (pg-search.ts)
+ * until it is back.
  */
 
 /** Facts indexed between two turns of the event loop while loading. */
@@ -39,6 +41,8 @@ const READ_BATCH = 1_000;
 const RELISTEN_MS = 1_000;
 /** How long a notification of its own may take to come back. */
 const ECHO_MS = 5_000;
+/** How often the listening connection is checked by a notification of its own. */
+const ECHO_EVERY_MS = 30_000;
 /** Wait before listening again when notifications did not come back. */
 const RELISTEN_DEAF_MS = 60_000;
 
@@ -54,8 +58,10 @@ interface AgentIndex {
   index: ResidentIndex | undefined;
   /** Settles once the load is done (or failed). */
   ready: Promise<void>;
-  /** Facts that changed while the index loaded: read again once it is. */
+  /** Facts another writer changed while the index loaded: read again once it is. */
   pending: string[];
+  /** This daemon's own writes while the index loaded: applied as it ends, before a search can use it. */
+  own: Array<{ fact: FactText; current: boolean }>;
 }
 
 /** The search indexes of one PostgreSQL store. */
@@ -115,7 +121,7 @@ export class PgSearchIndexes {
       this.#agents.set(agentId, entry);
       return entry;
     }
-    const made: AgentIndex = { index: undefined, ready: Promise.resolve(), pending: [] };
+    const made: AgentIndex = { index: undefined, ready: Promise.resolve(), pending: [], own: [] };
     made.ready = this.#load(agentId, made).catch((err: unknown) => this.#failedLoad(agentId, made, err));
     this.#agents.set(agentId, (entry = made));
     return entry;
@@ -129,12 +135,12 @@ export class PgSearchIndexes {
 
   /** This daemon's own write, as it commits: facts now current, and facts no longer current. */
   applied(agentId: string, added: readonly FactText[], removed: readonly FactText[]): void {
-    const known = this.#agents.get(agentId);
-    // An agent first written now: its load (which reads this write) starts.
-    const entry = known ?? this.#entry(agentId);
-    if (entry === undefined || known === undefined) return;
+    // An agent without an index gets this write when it is loaded (its first search loads it).
+    const entry = this.#agents.get(agentId);
+    if (entry === undefined) return;
     if (entry.index === undefined) {
-      for (const f of [...added, ...removed]) entry.pending.push(f.id);
+      for (const fact of removed) entry.own.push({ fact, current: false });
+      for (const fact of added) entry.own.push({ fact, current: true });
       return;
     }
     for (const f of removed) entry.index.remove(f.id, docTerms(f.content, f.tags ?? undefined, f.context ?? undefined));
@@ -174,6 +180,12 @@ export class PgSearchIndexes {
       if (i % LOAD_SLICE === LOAD_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     index.endLoad();
+    // This daemon's writes during the load, whether or not its read saw them (add and remove change nothing twice).
+    for (const { fact, current } of entry.own.splice(0)) {
+      const doc = docTerms(fact.content, fact.tags ?? undefined, fact.context ?? undefined);
+      if (current) index.add(fact.id, doc);
+      else if (index.has(fact.id)) index.remove(fact.id, doc);
+    }
     if (this.#agents.get(agentId) !== entry) return; // dropped meanwhile (the listener went down)
     entry.index = index;
     this.#logger.debug('loaded a search index', { agentId, facts: rows.length });
@@ -253,8 +265,9 @@ export class PgSearchIndexes {
           this.#agents.delete(agentId);
           continue;
         }
-        const index = this.#agents.get(agentId)?.index;
-        if (index === undefined) continue;
+        // The index read for must still be the agent's: one loaded since (after the listener came back) is newer than this read.
+        const index = entry.index;
+        if (this.#agents.get(agentId) !== entry) continue;
         if (rows.length < ids.size) {
           // A fact row deleted by hand: what it held is unknown, so the index is loaded again.
           this.#agents.delete(agentId);
@@ -273,8 +286,10 @@ export class PgSearchIndexes {
     if (this.#closed) return;
     const client = new pg.Client(this.#connection);
     let retryMs = RELISTEN_MS;
+    let check: NodeJS.Timeout | undefined;
     const down = (err?: Error): void => {
       if (this.#listener !== client) return;
+      clearInterval(check);
       this.#listener = undefined;
       this.#listening = false;
       // Notifications may be missed from now on: every index goes, and is loaded again when searched.
@@ -285,7 +300,7 @@ export class PgSearchIndexes {
       this.#retry = setTimeout(() => void this.#listen(), retryMs);
       this.#retry.unref();
     };
-    let heard: ((token: string) => void) | undefined;
+    const expected = new Map<string, () => void>();
     this.#listener = client;
     client.on('error', (err) => down(err));
     client.on('end', () => down());
@@ -293,26 +308,37 @@ export class PgSearchIndexes {
       const payload = msg.payload ?? '';
       const cut = payload.indexOf('\n');
       if (cut > 0) this.#notify(payload.slice(0, cut), [payload.slice(cut + 1)]);
-      else if (cut === 0) heard?.(payload.slice(1));
+      else if (cut === 0) expected.get(payload.slice(1))?.();
     });
+    /**
+     * True once a notification of its own, sent through the request pool,
+     * came back on the listening connection within ECHO_MS: a pooler in
+     * transaction mode (PgBouncer) takes LISTEN and delivers nothing, and
+     * a connection whose server vanished without a word delivers nothing
+     * either.
+     */
+    const echoes = async (channel: string): Promise<boolean> => {
+      const token = randomUUID();
+      const back = new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), ECHO_MS);
+        expected.set(token, () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      try {
+        await this.#pool.query('SELECT pg_notify($1, $2)', [channel, `\n${token}`]);
+        return await back;
+      } finally {
+        expected.delete(token);
+      }
+    };
     try {
       await client.connect();
       const { rows } = await client.query<{ channel: string }>("SELECT 'memoryd_' || md5(current_schema()) AS channel");
       const channel = rows[0]!.channel;
       await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
-      // A notification of its own must come back through the pool: a pooler in
-      // transaction mode (PgBouncer) takes LISTEN and delivers nothing.
-      const token = randomUUID();
-      const echo = new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), ECHO_MS);
-        heard = (got) => {
-          if (got !== token) return;
-          clearTimeout(timer);
-          resolve(true);
-        };
-      });
-      await this.#pool.query('SELECT pg_notify($1, $2)', [channel, `\n${token}`]);
-      if (!(await echo)) {
+      if (!(await echoes(channel))) {
         retryMs = RELISTEN_DEAF_MS;
         throw new Error(`a notification sent through the pool did not come back within ${ECHO_MS / 1000} s (a connection pooler in transaction mode passes none); searching by SQL`);
       }
@@ -320,6 +346,17 @@ export class PgSearchIndexes {
       this.#listening = true;
       this.#firstSettled();
       this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
+      // Asked again now and then: a listening connection can die without a word (a failover behind an address).
+      check = setInterval(() => {
+        echoes(channel)
+          .then((ok) => {
+            if (ok || this.#listener !== client) return;
+            down(new Error(`no notification came back within ${ECHO_MS / 1000} s`));
+            client.end().catch(() => undefined);
+          })
+          .catch(() => undefined); // the request pool is failing: its own requests say so, and the next check asks again
+      }, ECHO_EVERY_MS);
+      check.unref();
     } catch (err) {
       down(err as Error);
       client.end().catch(() => undefined);

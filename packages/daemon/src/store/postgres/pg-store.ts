@@ -17,7 +17,7 @@ import { PgExports } from './pg-export.js';
 import { PgHealth } from './pg-health.js';
 import { PgSearchIndexes } from './pg-search-index.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
-import { migrate } from './pg-schema.js';
+import { MIGRATION_STATEMENT_MS, migrate } from './pg-schema.js';
 import { searchFacts as searchBySql } from './pg-search.js';
 
 /** Options of {@link openPostgresStore}. */
@@ -85,7 +85,8 @@ export class PostgresMemoryStore implements MemoryStore {
     this.#health = health;
     this.#indexes = new PgSearchIndexes(
       pool,
-      { ...options.connection, connectionTimeoutMillis: timeouts.connectMs, keepAlive: true },
+      // Its statements are short; a server that stops answering them is lost (and so is one that vanished: keepalives).
+      { ...options.connection, connectionTimeoutMillis: timeouts.connectMs, query_timeout: timeouts.connectMs, keepAlive: true, keepAliveInitialDelayMillis: 10_000 },
       options.logger,
       options.indexMemoryBytes ?? DEFAULT_INDEX_MEMORY_BYTES,
     );
@@ -104,13 +105,16 @@ export class PostgresMemoryStore implements MemoryStore {
     const pool = openPool(options.connection, timeouts, REQUEST_CONNECTIONS, options.logger, lost);
     const exportPool = openPool(options.connection, timeouts, EXPORT_CONNECTIONS, options.logger, lost);
     health = new PgHealth(pool, options.logger);
+    // A connection of its own for the migrations: their statements may take minutes.
+    const migrating = openPool(options.connection, { ...timeouts, statementMs: MIGRATION_STATEMENT_MS }, 1, options.logger, lost);
     try {
-      await migrate(pool, options.daemonVersion, options.logger);
+      await migrate(migrating, options.daemonVersion, options.logger);
     } catch (err) {
       health.close();
-      await Promise.all([pool.end().catch(() => undefined), exportPool.end().catch(() => undefined)]);
+      await Promise.all([pool.end(), exportPool.end(), migrating.end()].map((p) => p.catch(() => undefined)));
       throw err;
     }
+    await migrating.end();
     return new PostgresMemoryStore(pool, exportPool, health, options, timeouts);
   }
 
@@ -249,6 +253,14 @@ export class PostgresMemoryStore implements MemoryStore {
     const content = updateContent(p.action, p.content);
     let changed: { added: StoredFact[]; removed: StoredFact[] } = { added: [], removed: [] };
     const result = await this.#transaction(`${p.action} fact ${p.factId} of agent ${p.agentId}`, async (client) => {
+      // The claims of the old text and the new one first, in one order for every writer: writers
+      // retiring two facts of one text, or two updates swapping texts, then wait for each other
+      // instead of deadlocking, and each sees the other's outcome (ADR 0031).
+      const peek = await client.query<{ content: string }>('SELECT content FROM facts WHERE agent_id = $1 AND id = $2', [p.agentId, p.factId]);
+      if (peek.rows[0] !== undefined) {
+        const keys = [...new Set([contentHash(peek.rows[0].content), ...(content === undefined ? [] : [contentHash(content)])])].sort();
+        await client.query('SELECT 1 FROM dedup_claims WHERE agent_id = $1 AND dedup_key = ANY($2::text[]) ORDER BY dedup_key FOR UPDATE', [p.agentId, keys]);
+      }
       const found = await client.query<FactRow>(`SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = $2 FOR UPDATE`, [p.agentId, p.factId]);
       const row = found.rows[0];
       const old = row === undefined ? undefined : storedFactOfRow(row);
