@@ -1,4 +1,3 @@
-import { Inflectors } from 'en-inflectors';
 import { stemmer } from 'stemmer';
 import { isStopWord } from './stop-words.js';
 
@@ -27,7 +26,7 @@ export interface AnalysedTerm {
  * yields: the index is then rebuilt at the next start (store/level/index-build.ts),
  * because postings are found again by analysing a fact's text anew.
  */
-export const ANALYSIS_VERSION = '3';
+export const ANALYSIS_VERSION = '4';
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'word' });
 
@@ -123,30 +122,8 @@ export function foldText(text: string): string {
     .normalize('NFC');
 }
 
-/** The longest word given a base form: longer ones are not English words (`pneumonoultramicroscopicsilicovolcanoconiosis` is 45). */
-const BASE_FORM_MAX = 45;
-
-/**
- * An English word's base form: the present of a verb (`bought` is `buy`,
- * `ran` is `run`), else the singular of a noun (`children` is `child`),
- * by en-inflectors' lists of irregular forms and its rules; the word
- * itself when neither applies. The stemmer then joins the regular
- * inflections (ADR 0033: +1.8 points of recall@5 on the conversational
- * set, none lost on our own).
- */
-function baseForm(word: string): string {
-  // No English word is longer; en-inflectors' rules recurse by character and overflow the stack on a 16 KB one.
-  if (word.length > BASE_FORM_MAX) return word;
-  const inflectors = new Inflectors(word);
-  const present = inflectors.toPresent();
-  if (present !== word && ENGLISH.test(present)) return present;
-  const singular = inflectors.toSingular();
-  return ENGLISH.test(singular) ? singular : word;
-}
-
-// Terms by word: the vocabulary is far smaller than the text, and the
-// base forms and the stemmer dominate analysis time. Emptied when full
-// to bound memory.
+// Stems by word: the vocabulary is far smaller than the text, and the
+// stemmer dominates analysis time. Emptied when full to bound memory.
 const STEM_CACHE_MAX = 100_000;
 const stems = new Map<string, string>();
 
@@ -154,7 +131,7 @@ function stem(word: string): string {
   let s = stems.get(word);
   if (s === undefined) {
     if (stems.size >= STEM_CACHE_MAX) stems.clear();
-    s = stemmer(baseForm(word));
+    s = stemmer(word);
     stems.set(word, s);
   }
   return s;

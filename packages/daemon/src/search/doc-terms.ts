@@ -47,7 +47,8 @@ export function docTerms(content: string, tags?: readonly string[], context?: st
   analyze(content, visit(UNIT));
   const tagVisit = visit(UNIT * TAG_WEIGHT);
   for (const tag of tags ?? []) analyze(tag, tagVisit);
-  // Context words count in frequency and length, not among the words a prefix completes.
+  // Context words count in frequency and length; they are not words of the agent's dictionary (a
+  // prefix completes to its own words), but a completion counts where it occurs in a context too.
   if (context !== undefined) {
     analyze(context, (t) => {
       if (!t.part) doc.length += CONTEXT_UNITS;

@@ -7,7 +7,7 @@
 //   stored value, dedup hash and analysis (fact-prep.ts), so that the
 //   event loop only writes them and applies them to the index.
 import { parentPort } from 'node:worker_threads';
-import { docTerms } from '../../search/doc-terms.js';
+import { UNIT, docTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import { decodeFact } from './codec.js';
 import { prepareFact } from './fact-prep.js';
@@ -40,7 +40,8 @@ port.on('message', (m: BuildRequest | PrepareRequest) => {
   try {
     if (m.type === 'begin') {
       index = new ResidentIndex();
-      index.beginLoad(m.length);
+      // About a posting a word: the summed length counts UNIT a word.
+      index.beginLoad(Math.ceil(m.length / UNIT));
       return;
     }
     if (index === undefined) throw new Error(`${m.type} before begin`);

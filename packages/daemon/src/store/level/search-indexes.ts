@@ -1,6 +1,6 @@
 import { DaemonError, DaemonErrorCodes, storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { DocTerms } from '../../search/doc-terms.js';
+import { type DocTerms, UNIT } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import type { AgentStats } from './codec.js';
 import type { Db, Sublevels } from './db.js';
@@ -26,8 +26,8 @@ function applyChanges(index: ResidentIndex, changes: readonly IndexChange[]): vo
 /** A failed build is tried again by the first search after this long. */
 const RETRY_AFTER_MS = 60_000;
 
-/** Builds this large are logged when they start and end. */
-const LOG_BUILDS_FROM = 50_000;
+/** Builds this large (summed length, in units of half a word: search/doc-terms.ts) are logged when they start and end. */
+const LOG_BUILDS_FROM = 50_000 * UNIT;
 
 /**
  * Default of what the agents' indexes may take in memory together (their
@@ -57,8 +57,8 @@ interface Cold extends ImageStamp {
   indexBytes: number;
 }
 
-/** A guess at an index's size from its agent's counters, before it was ever read: some 100 bytes a word of its facts. */
-const GUESS_BYTES_PER_LENGTH = 100;
+/** A guess at an index's size from its agent's counters, before it was ever read: some 100 bytes a word of its facts (a word is UNIT of length). */
+const GUESS_BYTES_PER_LENGTH = 100 / UNIT;
 
 /**
  * Facts read ahead when an agent's index comes back from its image
