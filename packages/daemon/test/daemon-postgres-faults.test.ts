@@ -16,6 +16,8 @@ import pg from 'pg';
 import { AdminExport, AdminImport, DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, spawnDaemon, startDaemon } from '@memoryd/test-support';
 import { dropSchemas, freshSchema, PG_SKIP, pgAdmin, privateServer } from './helpers/postgres.js';
+import { listedFacts } from './helpers/read-all.js';
+import { makeUlid } from './helpers/shapes.js';
 import { type RpcClient, connect } from './helpers/rpc.js';
 
 /** Options of a daemon on PostgreSQL, its tables in `schema`. */
@@ -24,18 +26,6 @@ function onSchema(schema: string, extra: string[] = [], env: Record<string, stri
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Every current fact of an agent, id → content, page by page. */
-async function listAll(c: RpcClient, agentId: string): Promise<Map<string, string>> {
-  const all = new Map<string, string>();
-  let after: string | undefined;
-  do {
-    const page = await c.ok(MemoryList, { agentId, limit: 100, ...(after === undefined ? {} : { after }) });
-    for (const f of page.facts) all.set(f.id, f.content);
-    after = page.next;
-  } while (after !== undefined);
-  return all;
-}
 
 /** Polls daemon.status until `health` matches, within `ms`; the last one seen. */
 async function healthWithin(c: RpcClient, pattern: RegExp, ms: number): Promise<string> {
@@ -125,7 +115,7 @@ describe('memoryd --store postgres under faults', { skip: PG_SKIP }, () => {
         assert.equal(f.code, -32010, f.message);
         assert.ok(f.ms < 5_000, `a request during the outage answered in ${f.ms} ms: ${f.message}`);
       }
-      const stored = await listAll(watcher, agentId);
+      const stored = await listedFacts(watcher, agentId);
       const missing = [...acknowledged].filter(([id, content]) => stored.get(id) !== content);
       assert.deepEqual(missing, [], `every acknowledged write is stored (${acknowledged.size} acknowledged, ${failures.length} failed)`);
       assert.ok(acknowledged.size > 100);
@@ -208,7 +198,7 @@ describe('memoryd --store postgres under faults', { skip: PG_SKIP }, () => {
         attempt(i + 5, 'memory.reflect', { agentId, action: 'update', factId: r, content: `swap left ${i}` }),
       ]),
     );
-    const stored = [...(await listAll(clients[0]!, agentId)).values()];
+    const stored = [...(await listedFacts(clients[0]!, agentId)).values()];
     const twice = stored.filter((text, i) => stored.indexOf(text) !== i);
     assert.deepEqual(twice, [], 'no text is stored twice');
     for (let i = 0; i < N; i++) assert.ok(stored.includes(`target ${i}`), `target ${i} is stored`);
@@ -217,14 +207,8 @@ describe('memoryd --store postgres under faults', { skip: PG_SKIP }, () => {
     // Two current facts of one text (an import may bring them) deleted at once: the text is free after.
     const twins = 40;
     const at = Date.UTC(2024, 0, 1);
-    const ulidAt = (ms: number, n: number): string => {
-      const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-      let time = '';
-      for (let t = ms, k = 0; k < 10; k++, t = Math.floor(t / 32)) time = alphabet[t % 32] + time;
-      return time + String(n).padStart(16, '0');
-    };
     const records = Array.from({ length: 2 * twins }, (_, i) => ({
-      type: 'fact', agentId, id: ulidAt(at + i, i), content: `twin text ${Math.floor(i / 2)}`, createdAt: new Date(at + i).toISOString(),
+      type: 'fact', agentId, id: makeUlid(at + i, i), content: `twin text ${Math.floor(i / 2)}`, createdAt: new Date(at + i).toISOString(),
     }));
     assert.equal((await clients[0]!.ok(AdminImport, { records })).imported, 2 * twins);
     await Promise.all(records.map((r, i) => attempt(i, 'memory.reflect', { agentId, action: 'delete', factId: r.id })));

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdminImport, CheckpointResume, CheckpointSave, MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from '@memoryd/protocol';
 import { useDaemon } from './helpers/fixture.js';
+import { makeUlid } from './helpers/shapes.js';
 
 const shared = useDaemon();
 
@@ -70,21 +71,10 @@ describe('text no store can keep exactly', () => {
   it('rejects such an import record alone, and imports the rest', async () => {
     const c = shared.client;
     const base = Date.UTC(2024, 0, 1);
-    const ulid = (i: number): string => {
-      // A valid ULID: 10 time characters, then 16 of randomness (here the index).
-      const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-      let t = base + i;
-      let time = '';
-      for (let k = 0; k < 10; k++) {
-        time = alphabet[t % 32] + time;
-        t = Math.floor(t / 32);
-      }
-      return time + String(i).padStart(16, '0');
-    };
     const records = Array.from({ length: 10 }, (_, i) => ({
       type: 'fact',
       agentId: 'unstorable-import',
-      id: ulid(i),
+      id: makeUlid(base + i, i),
       content: i === 3 ? NUL : i === 6 ? LONE_LOW : `imported fact ${i}`,
       createdAt: new Date(base + i).toISOString(),
       ...(i === 8 ? { tags: ['\u0000'] } : {}),
