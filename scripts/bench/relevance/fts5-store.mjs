@@ -7,14 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-
-/** An FTS5 query for a memoryd query, or undefined when it has no word. */
-function matchExpression(text) {
-  const prefix = /\*\s*$/.test(text);
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  if (words.length === 0) return undefined;
-  return words.map((w, i) => `"${w}"${prefix && i === words.length - 1 ? '*' : ''}`).join(' OR ');
-}
+import { matchExpression } from '../search/fts5-query.mjs';
 
 /** A fresh in-memory FTS5 store. */
 export function openFts5Store() {

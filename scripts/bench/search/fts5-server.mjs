@@ -16,6 +16,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import Database from 'better-sqlite3';
+import { matchExpression } from './fts5-query.mjs';
 
 const [socketPath, dbPath, protocolText] = process.argv.slice(2);
 if (socketPath === undefined || dbPath === undefined || protocolText === undefined) {
@@ -47,19 +48,6 @@ const importAll = db.transaction((records) => {
 const search = db.prepare(`SELECT id, content, tags, created_at AS createdAt, bm25(facts, 1.0, 2.0) AS score
   FROM facts WHERE facts MATCH ? AND agent_id = ? ORDER BY bm25(facts, 1.0, 2.0) LIMIT ?`);
 const count = db.prepare('SELECT count(*) AS n FROM facts');
-
-/**
- * An FTS5 query for a memoryd query: its words ORed, each quoted (so no
- * word is read as FTS5 syntax), the last one a prefix when it ends in `*`.
- * Undefined when it has no word.
- * @param {string} text
- */
-function matchExpression(text) {
-  const prefix = /\*\s*$/.test(text);
-  const words = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  if (words.length === 0) return undefined;
-  return words.map((w, i) => `"${w}"${prefix && i === words.length - 1 ? '*' : ''}`).join(' OR ');
-}
 
 /** @param {{method: string, params?: any}} request */
 function call({ method, params }) {
