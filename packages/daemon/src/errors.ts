@@ -110,6 +110,10 @@ export function readOnly(cause: string, err?: unknown): DaemonError {
  * than its root ("connection timeout", not "terminated unexpectedly").
  */
 export function unavailableError(what: string, cause: unknown): DaemonError {
-  const message = cause instanceof Error ? cause.message.split('\n')[0] || cause.name : String(cause);
-  return new DaemonError(DaemonErrorCodes.StoreUnavailable, `${what}: ${message}`, { cause });
+  return new DaemonError(DaemonErrorCodes.StoreUnavailable, `${what}: ${firstLine(cause)}`, { cause });
+}
+
+/** The first line of a failure's own message (its name when that is empty): what it says, not its root's. */
+export function firstLine(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n')[0] || err.name : String(err);
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { readOnly } from '../../errors.js';
+import { firstLine, readOnly } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { isConnectionLoss, sqlState } from './pg-connections.js';
 import { SCHEMA_VERSION, newerSchema } from './pg-schema.js';
@@ -59,7 +59,7 @@ export class PgHealth {
   lost(err: Error): void {
     if (this.#closed) return;
     if (this.#unavailable === undefined) this.#logger.warn('PostgreSQL is unavailable', { reason: err.message });
-    this.#unavailable = err.message.split('\n')[0] || err.name;
+    this.#unavailable = firstLine(err);
     this.#schedule();
   }
 
@@ -119,7 +119,7 @@ export class PgHealth {
         this.#serverReadOnly = undefined;
       }
     } catch (err) {
-      if (isConnectionLoss(err)) this.#unavailable = (err as Error).message.split('\n')[0] || (err as Error).name;
+      if (isConnectionLoss(err)) this.#unavailable = firstLine(err);
     }
     this.#probe = undefined;
     if (this.#unavailable !== undefined || this.#serverReadOnly !== undefined) this.#schedule();

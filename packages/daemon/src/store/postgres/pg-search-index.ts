@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
-import { docTerms } from '../../search/doc-terms.js';
+import { type DocTerms, docTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 
 /*
@@ -52,6 +52,11 @@ interface FactText {
   content: string;
   tags: string[] | null;
   context: string | null;
+}
+
+/** What the index keeps of a fact: its text, tags and context analysed (search/doc-terms.ts). */
+function docOf(f: FactText): DocTerms {
+  return docTerms(f.content, f.tags ?? undefined, f.context ?? undefined);
 }
 
 interface AgentIndex {
@@ -143,8 +148,8 @@ export class PgSearchIndexes {
       for (const fact of added) entry.own.push({ fact, current: true });
       return;
     }
-    for (const f of removed) entry.index.remove(f.id, docTerms(f.content, f.tags ?? undefined, f.context ?? undefined));
-    for (const f of added) entry.index.add(f.id, docTerms(f.content, f.tags ?? undefined, f.context ?? undefined));
+    for (const f of removed) entry.index.remove(f.id, docOf(f));
+    for (const f of added) entry.index.add(f.id, docOf(f));
   }
 
   /** Indexes loaded, and what they take in memory. */
@@ -176,13 +181,13 @@ export class PgSearchIndexes {
     index.beginLoad();
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i]!;
-      index.add(row.id, docTerms(row.content, row.tags ?? undefined, row.context ?? undefined));
+      index.add(row.id, docOf(row));
       if (i % LOAD_SLICE === LOAD_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     index.endLoad();
     // This daemon's writes during the load, whether or not its read saw them (add and remove change nothing twice).
     for (const { fact, current } of entry.own.splice(0)) {
-      const doc = docTerms(fact.content, fact.tags ?? undefined, fact.context ?? undefined);
+      const doc = docOf(fact);
       if (current) index.add(fact.id, doc);
       else if (index.has(fact.id)) index.remove(fact.id, doc);
     }
@@ -274,7 +279,7 @@ export class PgSearchIndexes {
           continue;
         }
         for (const row of rows) {
-          const doc = docTerms(row.content, row.tags ?? undefined, row.context ?? undefined);
+          const doc = docOf(row);
           if (row.current) index.add(row.id, doc);
           else if (index.has(row.id)) index.remove(row.id, doc);
         }
