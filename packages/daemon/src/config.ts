@@ -6,6 +6,7 @@ import { defaultDataDir, defaultSocketPath, Limits } from '@memoryd/protocol';
 export { defaultDataDir };
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import { type LogLevel, LogLevels } from './logger.js';
+import { type EmbedderKind, EmbedderKinds } from './embed/embedder.js';
 import { DEFAULT_INDEX_MEMORY_BYTES } from './store/level/search-indexes.js';
 import { DEFAULT_PG_TIMEOUTS, type PgTimeouts } from './store/postgres/pg-connections.js';
 
@@ -32,9 +33,29 @@ export interface DaemonConfig {
   pgUrlFile: string | undefined;
   /** PostgreSQL only: how long to wait for the server. */
   pgTimeouts: PgTimeouts;
+  /** Meaning search's embedder (docs/embeddings.md); kind `none` when off. */
+  embed: EmbedConfig;
   /** Deprecated flags or variables given (they do nothing; ADR 0029): the daemon warns of each at start. */
   deprecated: string[];
 }
+
+/** The embedder the flags choose (--embedder, --embed-url, --embed-model, --embed-key-file). */
+export interface EmbedConfig {
+  kind: EmbedderKind;
+  url: string;
+  model: string;
+  /** A file whose first line is the API key (openai); never the key itself. */
+  keyFile: string | undefined;
+}
+
+/** Ollama's own address: where --embed-url points unless told otherwise. */
+export const DEFAULT_EMBED_URL = 'http://127.0.0.1:11434';
+/** Each provider's model unless --embed-model names one. */
+export const DEFAULT_EMBED_MODELS: Record<Exclude<EmbedderKind, 'none'>, string> = {
+  ollama: 'nomic-embed-text',
+  openai: 'text-embedding-3-small',
+  local: 'bge-small-en-v1.5',
+};
 
 /** The store backends --store chooses from. */
 export const StoreKinds = ['level', 'postgres'] as const;
@@ -103,6 +124,17 @@ Options (each also settable by the environment variable shown):
                                                          [MEMORYD_PG_STATEMENT_TIMEOUT]
   --pg-lock-timeout S     seconds to wait for a lock: a row, a table, the
                           schema migration lock (default ${DEFAULT_PG_TIMEOUTS.lockMs / 1000})   [MEMORYD_PG_LOCK_TIMEOUT]
+  --embedder KIND         meaning search: none (default: search by words only,
+                          nothing leaves the machine), ollama, openai (any
+                          OpenAI-compatible server) or local (an ONNX model run
+                          in the daemon; see docs/embeddings.md)  [MEMORYD_EMBEDDER]
+  --embed-url URL         the embedder's server (default ${DEFAULT_EMBED_URL})
+                                                             [MEMORYD_EMBED_URL]
+  --embed-model NAME      the model (default: ollama ${DEFAULT_EMBED_MODELS.ollama},
+                          openai ${DEFAULT_EMBED_MODELS.openai}, local ${DEFAULT_EMBED_MODELS.local})
+                                                           [MEMORYD_EMBED_MODEL]
+  --embed-key-file FILE   the API key, on the first line of FILE (never on the
+                          command line; keep FILE private)  [MEMORYD_EMBED_KEY_FILE]
   --verify                check the store instead of serving it: every record's
                           checksum, the counters, dedup entries and search index
                           against the records; prints what is damaged; exit 0
@@ -189,6 +221,10 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'pg-connect-timeout': { type: 'string' },
         'pg-statement-timeout': { type: 'string' },
         'pg-lock-timeout': { type: 'string' },
+        embedder: { type: 'string' },
+        'embed-url': { type: 'string' },
+        'embed-model': { type: 'string' },
+        'embed-key-file': { type: 'string' },
         verify: { type: 'boolean' },
         repair: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -238,6 +274,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const indexMemoryText = v['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
   if (store === 'postgres') refuseLevelOnly(v, env);
   const deprecated = deprecatedGiven(v, env);
+  const embed = embedConfig(v, env);
 
   return {
     kind: 'run',
@@ -253,9 +290,43 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       store: store as StoreKind,
       pgUrlFile,
       pgTimeouts,
+      embed,
       deprecated,
     },
   };
+}
+
+/** The embedder's settings; an embedding flag without an embedder is a usage error (it would do nothing). */
+function embedConfig(
+  v: { embedder?: string; 'embed-url'?: string; 'embed-model'?: string; 'embed-key-file'?: string },
+  env: NodeJS.ProcessEnv,
+): EmbedConfig {
+  const kind = (v.embedder ?? (env['MEMORYD_EMBEDDER'] || 'none')).trim();
+  if (!(EmbedderKinds as readonly string[]).includes(kind)) {
+    throw usage(`--embedder must be one of ${EmbedderKinds.join(', ')}, got ${JSON.stringify(kind)}`);
+  }
+  const url = v['embed-url'] ?? (env['MEMORYD_EMBED_URL'] || undefined);
+  const model = v['embed-model'] ?? (env['MEMORYD_EMBED_MODEL'] || undefined);
+  const keyFile = v['embed-key-file'] ?? (env['MEMORYD_EMBED_KEY_FILE'] || undefined);
+  if (kind === 'none') {
+    const given = [v['embed-url'] && '--embed-url', v['embed-model'] && '--embed-model', v['embed-key-file'] && '--embed-key-file'].find(Boolean);
+    if (given) throw usage(`${given} needs --embedder ollama, openai or local`);
+    return { kind: 'none', url: DEFAULT_EMBED_URL, model: '', keyFile: undefined };
+  }
+  if (url !== undefined) {
+    let parsedUrl: URL | undefined;
+    try {
+      parsedUrl = new URL(url);
+    } catch {
+      parsedUrl = undefined;
+    }
+    if (parsedUrl === undefined || !/^https?:$/.test(parsedUrl.protocol)) throw usage(`--embed-url must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  }
+  if (model !== undefined && model.trim() === '') throw usage('--embed-model must not be empty');
+  if (keyFile === '') throw usage('--embed-key-file must not be empty');
+  if (keyFile !== undefined && kind !== 'openai') throw usage(`--embed-key-file is for --embedder openai (${kind} takes no key)`);
+  const k = kind as Exclude<EmbedderKind, 'none'>;
+  return { kind: k, url: url ?? DEFAULT_EMBED_URL, model: model?.trim() ?? DEFAULT_EMBED_MODELS[k], keyFile };
 }
 
 /** The deprecated flags and variables given, each checked as it was (a flag named over its variable). */

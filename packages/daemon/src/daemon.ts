@@ -10,6 +10,9 @@ import { claimSocketLock } from './server/socket-lock.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
 import type { MemoryStore } from './store/memory-store.js';
 import { openConfiguredStore } from './store/open-configured.js';
+import type { Embedder } from './embed/embedder.js';
+import { Embeddings } from './embed/embeddings.js';
+import { openEmbedder } from './embed/open-embedder.js';
 import { DAEMON_VERSION } from './version.js';
 
 /** DESIGN.md: a stopping daemon exits within 5 s; we give ourselves 4.5. */
@@ -39,12 +42,17 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   const socketLock = await claimSocketLock(config.socket);
 
   let store: MemoryStore;
+  let embedder: Embedder | undefined;
   try {
+    // Before the store: a bad key file is a usage error, found before anything is opened.
+    embedder = await openEmbedder(config.embed, config.dataDir, log);
     store = await openConfiguredStore(config, log);
   } catch (err) {
+    await embedder?.close().catch((closeErr: unknown) => log.warn('closing the embedder failed', { err: closeErr }));
     await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
     throw err;
   }
+  const embeddings = embedder === undefined ? undefined : new Embeddings({ embedder, store: store.vectors(), logger: log });
 
   let server: SocketServer | undefined;
   let stopping: Promise<void> | undefined;
@@ -57,6 +65,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
       try {
         await server?.close();
       } finally {
+        await embeddings?.close().catch((err: unknown) => log.warn('stopping meaning search failed', { err }));
         await store.close();
         // After the socket is gone: until then, another daemon must not claim it.
         await socketLock.release().catch((err: unknown) => log.warn('releasing the socket lock failed', { err }));
@@ -80,10 +89,11 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
 
   try {
     if (activationFd === undefined) await claimSocketPath(config.socket);
-    const dispatcher = new RpcDispatcher(daemonMethods(store, ctx), log);
+    const dispatcher = new RpcDispatcher(daemonMethods(store, ctx, embeddings), log);
     server = new SocketServer(dispatcher, config.maxConnections, log);
     await server.listen(target);
   } catch (err) {
+    await embeddings?.close().catch(() => {});
     await store.close().catch((closeErr: unknown) => log.warn('closing the store failed', { err: closeErr }));
     await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
     if (err instanceof DaemonError) throw err;
@@ -99,6 +109,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   for (const name of config.deprecated) {
     log.warn(`${name} is deprecated and does nothing; it will be removed in the next major release`, { deprecated: name });
   }
+  embeddings?.start();
   log.info('listening', {
     version: DAEMON_VERSION,
     socket: config.socket,
@@ -107,6 +118,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     store: config.store,
     sync: config.sync,
     pid: process.pid,
+    ...(embedder === undefined ? {} : { embedder: embedder.kind, embedModel: embedder.model }),
   });
   return { socket: config.socket, stop, stopped };
 }

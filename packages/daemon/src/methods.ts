@@ -1,6 +1,7 @@
 import {
   AdminExport,
   AdminImport,
+  AdminReembed,
   AgentList,
   Capabilities,
   CheckpointList,
@@ -20,7 +21,8 @@ import {
   type ResultOf,
   validateParams,
 } from '@memoryd/protocol';
-import { invalidParams } from './errors.js';
+import type { Embeddings } from './embed/embeddings.js';
+import { DaemonError, DaemonErrorCodes, invalidParams } from './errors.js';
 import type { RpcMethod } from './server/rpc-dispatcher.js';
 import type { MemoryStore } from './store/memory-store.js';
 import { DAEMON_VERSION } from './version.js';
@@ -54,7 +56,7 @@ function method<M extends MethodDescriptor>(descriptor: M, handler: Handler<M>):
 }
 
 /** Every method of DESIGN.md's table, wired to the store and the daemon. */
-export function daemonMethods(store: MemoryStore, ctx: DaemonContext): RpcMethod[] {
+export function daemonMethods(store: MemoryStore, ctx: DaemonContext, embeddings?: Embeddings): RpcMethod[] {
   const table: Record<MethodName, RpcMethod> = {
     'daemon.hello': method(DaemonHello, async () => ({
       daemonVersion: DAEMON_VERSION,
@@ -74,10 +76,15 @@ export function daemonMethods(store: MemoryStore, ctx: DaemonContext): RpcMethod
         connections: ctx.connectionCount(),
         ...counts,
         health: store.health(),
+        ...(embeddings === undefined ? {} : { embeddings: embeddings.state() }),
       };
     }),
     'memory.add': method(MemoryAdd, (p) => store.addFact(p)),
-    'memory.search': method(MemorySearch, (p) => store.searchFacts(p)),
+    'memory.search': method(MemorySearch, async (p) => {
+      if (embeddings === undefined) return store.searchFacts(p);
+      const facts = await embeddings.search(p.agentId, p.query, p.limit, async (limit) => (await store.searchFacts({ ...p, limit })).facts);
+      return { facts };
+    }),
     'memory.list': method(MemoryList, (p) => store.listFacts(p)),
     'memory.reflect': method(MemoryReflect, (p) => store.reflect(p)),
     'checkpoint.save': method(CheckpointSave, (p) => store.saveCheckpoint(p)),
@@ -86,6 +93,12 @@ export function daemonMethods(store: MemoryStore, ctx: DaemonContext): RpcMethod
     'agent.list': method(AgentList, (p) => store.listAgents(p)),
     'admin.export': method(AdminExport, (p) => store.exportPage(p)),
     'admin.import': method(AdminImport, (p) => store.importRecords(p)),
+    'admin.reembed': method(AdminReembed, async () => {
+      if (embeddings === undefined) {
+        throw new DaemonError(DaemonErrorCodes.InvalidParams, 'memoryd runs without an embedder: start it with --embedder ollama, openai or local');
+      }
+      return { pending: await embeddings.rebuild() };
+    }),
     'daemon.shutdown': method(DaemonShutdown, async () => {
       ctx.requestShutdown('daemon.shutdown');
       return { ok: true as const };

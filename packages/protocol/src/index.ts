@@ -30,11 +30,11 @@ export {
   Fact,
   FactRecord,
 } from './schemas/records.js';
-export { DaemonHello, DaemonShutdown, DaemonStatus } from './methods/daemon.js';
+export { DaemonHello, DaemonShutdown, DaemonStatus, EmbeddingsStatus } from './methods/daemon.js';
 export { MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from './methods/memory.js';
 export { CheckpointList, CheckpointResume, CheckpointSave } from './methods/checkpoint.js';
 export { AgentList } from './methods/agent.js';
-export { AdminExport, AdminImport } from './methods/admin.js';
+export { AdminExport, AdminImport, AdminReembed } from './methods/admin.js';
 export { Methods, type MethodName } from './methods/all.js';
 export { fieldOf, validate, validateExportRecord, validateParams, type Validation } from './validate.js';
 export {

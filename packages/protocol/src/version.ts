@@ -23,6 +23,12 @@ export const Capabilities = {
    * @since 1
    */
   context: 'context',
+  /**
+   * `admin.reembed` exists, and `daemon.status` carries `embeddings` when
+   * an embedder is configured (meaning search, docs/embeddings.md).
+   * @since 1
+   */
+  embeddings: 'embeddings',
 } as const;
 
 /** One of {@link Capabilities}. */

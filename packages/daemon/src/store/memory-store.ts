@@ -12,6 +12,7 @@ import type {
   ParamsOf,
   ResultOf,
 } from '@memoryd/protocol';
+import type { VectorStore } from './vector-store.js';
 
 /** Counts of `daemon.status`. */
 export interface StoreCounts {
@@ -50,6 +51,8 @@ export interface MemoryStore {
    * failed (daemon.status's `health`); reads go on meanwhile.
    */
   health(): string;
+  /** The vectors of meaning search, kept beside the facts (store/vector-store.ts). */
+  vectors(): VectorStore;
   /** Waits for writes in progress, closes export cursors, closes LevelDB. */
   close(): Promise<void>;
 }

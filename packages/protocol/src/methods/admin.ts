@@ -53,3 +53,15 @@ export const AdminImport = defineMethod(
   }),
   'Imports up to 1000 export records; duplicates are skipped, invalid ones rejected by index.',
 );
+
+/**
+ * Re-embeds every current fact (memoryctl embeddings rebuild): drops the
+ * stored vectors and queues every fact; searches are lexical for the facts
+ * not embedded again yet. Needs an embedder.
+ */
+export const AdminReembed = defineMethod(
+  'admin.reembed',
+  Type.Object({}),
+  Type.Object({ pending: Type.Integer({ minimum: 0, description: 'Facts queued to be embedded again.' }) }),
+  'Drops every stored vector and embeds every current fact again; answers how many are queued. -32602 when the daemon runs without an embedder.',
+);

@@ -1,5 +1,5 @@
 import type { MethodDescriptor } from '../method.js';
-import { AdminExport, AdminImport } from './admin.js';
+import { AdminExport, AdminImport, AdminReembed } from './admin.js';
 import { AgentList } from './agent.js';
 import { CheckpointList, CheckpointResume, CheckpointSave } from './checkpoint.js';
 import { DaemonHello, DaemonShutdown, DaemonStatus } from './daemon.js';
@@ -19,6 +19,7 @@ export const Methods = [
   AgentList,
   AdminExport,
   AdminImport,
+  AdminReembed,
   DaemonShutdown,
 ] as const satisfies readonly MethodDescriptor[];
 

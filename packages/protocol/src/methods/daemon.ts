@@ -22,6 +22,17 @@ export const DaemonHello = defineMethod(
   'Version, protocol version, capabilities, pid and start time of the daemon.',
 );
 
+/** Meaning search's state in `daemon.status`. */
+export const EmbeddingsStatus = Type.Object({
+  embedder: Type.String({ description: 'The provider: "ollama", "openai" or "local".' }),
+  model: Type.String({ description: "The model's name as the provider knows it." }),
+  dimensions: Type.Integer({ minimum: 0, description: "The vectors' dimensions; 0 until the first vector is known." }),
+  pending: Type.Integer({ minimum: 0, description: 'Current facts without a vector yet (still being loaded or embedded).' }),
+  lastError: Type.Optional(
+    Type.String({ description: "Why the last call to the embedder failed, while it keeps failing; searches meanwhile are lexical." }),
+  ),
+});
+
 /** The daemon's state and the store's counts. */
 export const DaemonStatus = defineMethod(
   'daemon.status',
@@ -45,8 +56,14 @@ export const DaemonStatus = defineMethod(
     health: Type.String({
       description: '"ok", or "read-only: CAUSE" while writes are refused after a failed write (reads go on; writes resume by themselves once the cause is gone).',
     }),
+    /**
+     * Meaning search's state, present only when the daemon runs with an
+     * embedder (docs/embeddings.md).
+     * @since 1 (added in daemon 0.3; older daemons and daemons without an embedder omit it)
+     */
+    embeddings: Type.Optional(EmbeddingsStatus),
   }),
-  'Version, pid, uptime, socket, data dir, open connections, counts of facts, checkpoints and agents, and health.',
+  'Version, pid, uptime, socket, data dir, open connections, counts of facts, checkpoints and agents, health, and (with an embedder) meaning search\'s state.',
 );
 
 /** Asks the daemon to stop gracefully, as on SIGTERM. */

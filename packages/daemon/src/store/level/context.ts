@@ -7,6 +7,7 @@ import type { FactCache } from './fact-cache.js';
 import type { FactPrepPool } from './fact-prep-pool.js';
 import type { GroupCommit } from './group-commit.js';
 import type { SearchIndexes } from './search-indexes.js';
+import type { FactChange } from '../vector-store.js';
 
 export { idSource } from '../ids.js';
 
@@ -30,6 +31,8 @@ export interface StoreContext {
   facts: FactCache;
   /** Prepares imported facts off the event loop (store/level/fact-prep-pool.ts). */
   factPrep: FactPrepPool;
+  /** Called after every committed batch that changes current facts (meaning search keeps its vectors in step). */
+  factListeners: Array<(changes: readonly FactChange[]) => void>;
   /** A new ULID and its creation time (the same millisecond). */
   newId(): { id: string; createdAt: string };
 }

@@ -28,6 +28,7 @@ export interface Sublevels {
   post: Sublevel;
   term: Sublevel;
   surf: Sublevel;
+  vec: Sublevel;
 }
 
 /** Creates the sublevel handles of the layout. */
@@ -42,6 +43,7 @@ export function openSublevels(db: Db): Sublevels {
     post: openSublevel(db, SublevelNames.post),
     term: openSublevel(db, SublevelNames.term),
     surf: openSublevel(db, SublevelNames.surf),
+    vec: openSublevel(db, SublevelNames.vec),
   };
 }
 

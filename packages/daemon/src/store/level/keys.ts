@@ -23,6 +23,9 @@ import { decodeError, invalidParams } from '../../errors.js';
  *   !stats!<agentId>                 {facts, checkpoints, length} of an agent with
  *                                    facts or checkpoints > 0 (length: the summed
  *                                    search length of its current facts)
+ *   !vec!<agentId>\x00<factId>       the current fact's vector: `<space>\n<float32 LE, base64>`
+ *                                    (store/level/vectors.ts); deleted in the batch that
+ *                                    takes the fact out of the current set
  *   !meta!index                      what the search data was made by (index-build.ts)
  *   !meta!stamp:<agentId>            a stamp every batch that changes the agent's facts
  *                                    rewrites: an index image (store/level/index-images.ts)
@@ -58,6 +61,7 @@ export const SublevelNames = {
   post: 'post',
   term: 'term',
   surf: 'surf',
+  vec: 'vec',
 } as const;
 
 /** Between agentId and the rest of a key; can never occur in an agentId. */

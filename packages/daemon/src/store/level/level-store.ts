@@ -9,6 +9,8 @@ import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Re
 import { reflect } from './reflect.js';
 import { searchFacts } from './search.js';
 import { counts, listAgents } from './stats.js';
+import { LevelVectors } from './vectors.js';
+import type { VectorStore } from '../vector-store.js';
 
 /**
  * The MemoryStore on LevelDB. Each method lives in its own module; this
@@ -20,6 +22,7 @@ export class LevelMemoryStore implements MemoryStore {
   readonly #cursors: ExportCursors;
   readonly #writes = new Set<Promise<unknown>>();
   #closed: Promise<void> | undefined;
+  #vectors: LevelVectors | undefined;
 
   constructor(ctx: StoreContext, exportCursorTtlMs: number) {
     this.#ctx = ctx;
@@ -74,6 +77,11 @@ export class LevelMemoryStore implements MemoryStore {
   health(): string {
     const cause = this.#ctx.writer.failureCause;
     return cause === undefined ? 'ok' : `read-only: ${cause}`;
+  }
+
+  vectors(): VectorStore {
+    this.#vectors ??= new LevelVectors(this.#ctx);
+    return this.#vectors;
   }
 
   searchMemory(): { agents: number; postings: number; bytes: number } {

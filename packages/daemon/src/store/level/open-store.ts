@@ -173,6 +173,7 @@ export async function openLevelStore(options: OpenStoreOptions): Promise<LevelMe
       facts: new FactCache(FACT_CACHE_SIZE),
       factPrep: new FactPrepPool(),
       search,
+      factListeners: [],
       newId: idSource(),
       newStamp,
     };

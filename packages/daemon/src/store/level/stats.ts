@@ -3,7 +3,8 @@ import { DaemonError, DaemonErrorCodes, decodeError } from '../../errors.js';
 import { type AgentStats, decodeStats, encodeStats } from './codec.js';
 import type { StoreContext } from './context.js';
 import { type BatchOp, type Sublevel, type Sublevels, guard } from './db.js';
-import { isAgentId, stampKey, statsKey } from './keys.js';
+import { isAgentId, recordKey, stampKey, statsKey } from './keys.js';
+import type { FactChange } from '../vector-store.js';
 import type { StoreCounts } from '../memory-store.js';
 import type { IndexChange } from './search-indexes.js';
 
@@ -86,6 +87,10 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
   // index image made before this batch no longer matches the store.
   const stamp = batch.changes().size > 0 ? ctx.newStamp() : '';
   for (const agentId of batch.changes().keys()) batch.put(ctx.subs.meta, stampKey(agentId), stamp);
+  // A fact leaving the current set takes its vector with it, in the same batch.
+  for (const [agentId, changes] of batch.changes()) {
+    for (const c of changes) if (c.sign < 0) batch.del(ctx.subs.vec, recordKey(agentId, c.id));
+  }
   if (batch.ops.length === 0) return;
   const agents = [...batch.changes().keys()];
   ctx.search.pending(agents, 1);
@@ -96,8 +101,22 @@ export async function commit(ctx: StoreContext, batch: WriteBatch, what: string)
       ctx.search.apply(agentId, changes, stamp);
       for (const c of changes) if (c.sign < 0) ctx.facts.delete(agentId, c.id);
     }
+    if (ctx.factListeners.length > 0) notifyListeners(ctx, batch);
   } finally {
     ctx.search.pending(agents, -1);
+  }
+}
+
+/** Tells the fact listeners what a committed batch changed; a listener's failure is logged, never the write's. */
+function notifyListeners(ctx: StoreContext, batch: WriteBatch): void {
+  const changes: FactChange[] = [];
+  for (const [agentId, list] of batch.changes()) for (const c of list) changes.push({ agentId, id: c.id, sign: c.sign });
+  for (const listener of ctx.factListeners) {
+    try {
+      listener(changes);
+    } catch (err) {
+      ctx.logger.error('a listener of fact changes failed', { err });
+    }
   }
 }
 

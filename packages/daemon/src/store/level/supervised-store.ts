@@ -6,6 +6,7 @@ import type { LevelMemoryStore } from './level-store.js';
 import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
 import { type OpenStoreOptions, openLevelStore } from './open-store.js';
 import { clearProbe, probeSpace } from './space-probe.js';
+import type { FactChange, VectorStore } from '../vector-store.js';
 
 /** First wait before a reopen is tried after a failed write; it doubles up to {@link MAX_RETRY_MS}. */
 const FIRST_RETRY_MS = 100;
@@ -42,6 +43,8 @@ export class SupervisedStore implements LevelStore {
   #inFlight = new Set<Promise<unknown>>();
   #counts: StoreCounts = { facts: 0, checkpoints: 0, agents: 0 };
   #closed: Promise<void> | undefined;
+  /** Listeners of fact changes, registered again on every store opened. */
+  readonly #factListeners: Array<(changes: readonly FactChange[]) => void> = [];
 
   private constructor(options: OpenStoreOptions) {
     this.#options = options;
@@ -98,6 +101,24 @@ export class SupervisedStore implements LevelStore {
     return this.#store?.health() ?? 'ok';
   }
 
+  /** The vectors of the store open at the time of each call; fact listeners follow a reopen. */
+  vectors(): VectorStore {
+    const vectors = (s: LevelMemoryStore) => s.vectors();
+    return {
+      agentsWithFacts: () => this.#read((s) => vectors(s).agentsWithFacts()),
+      loadVectors: (space, agentId) => this.#read((s) => vectors(s).loadVectors(space, agentId)),
+      readVectors: (space, agentId, ids) => this.#read((s) => vectors(s).readVectors(space, agentId, ids)),
+      factTexts: (agentId, ids) => this.#read((s) => vectors(s).factTexts(agentId, ids)),
+      readFacts: (agentId, ids) => this.#read((s) => vectors(s).readFacts(agentId, ids)),
+      putVectors: (space, agentId, list) => this.#write((s) => vectors(s).putVectors(space, agentId, list)),
+      dropVectors: () => this.#write((s) => vectors(s).dropVectors()),
+      onFactChanges: (listener) => {
+        this.#factListeners.push(listener);
+        this.#store?.vectors().onFactChanges(listener);
+      },
+    };
+  }
+
   searchMemory(): { agents: number; postings: number; bytes: number } {
     return this.#store?.searchMemory() ?? { agents: 0, postings: 0, bytes: 0 };
   }
@@ -118,7 +139,10 @@ export class SupervisedStore implements LevelStore {
     const onWriteFailure = (err: unknown) => {
       if (opened !== undefined && opened === this.#store) this.#failed(err);
     };
-    return openLevelStore({ ...this.#options, onWriteFailure }).then((store) => (opened = store));
+    return openLevelStore({ ...this.#options, onWriteFailure }).then((store) => {
+      for (const listener of this.#factListeners) store.vectors().onFactChanges(listener);
+      return (opened = store);
+    });
   }
 
   async #read<T>(op: (store: LevelMemoryStore) => Promise<T>): Promise<T> {

@@ -19,8 +19,8 @@ import { isConnectionLoss, release, sqlState } from './pg-connections.js';
  * back as it was saved (`jsonb` would reorder its keys).
  */
 
-/** Stored record format 1 (stored-records.ts) is what migrations 1 to 3 hold. */
-const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1, 3: 1 };
+/** Stored record format 1 (stored-records.ts) is what migrations 1 to 4 hold. */
+const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1, 3: 1, 4: 1 };
 
 /** How long a migration waits for a lock on a table (readers of it, such as another daemon's open export, hold one). */
 const MIGRATION_LOCK_WAIT_S = 60;
@@ -102,6 +102,30 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
        setweight(to_tsvector('english', memoryd_search_text(content, tags)), 'A')
        || setweight(to_tsvector('english', memoryd_unaccent(coalesce(context, ''))), 'D')) STORED`,
     `CREATE INDEX facts_search ON facts USING gin (tsv) WHERE dedup_key IS NOT NULL`,
+  ],
+  () => [
+    // The vectors of meaning search (store/vector-store.ts): one per current
+    // fact, the space it was made in, its float32 components little-endian.
+    // A fact row deleted takes its vector with it (the foreign key); a fact
+    // retired (its dedup_key set to NULL) too, by the trigger, in the same
+    // transaction. A writer of vectors locks the facts FOR SHARE
+    // (pg-vectors.ts), so a retirement committing meanwhile waits for it, or
+    // it for the retirement: no vector outlives its fact.
+    `CREATE TABLE fact_vectors (
+       agent_id text COLLATE "C" NOT NULL,
+       fact_id text COLLATE "C" NOT NULL,
+       space text NOT NULL,
+       vec bytea NOT NULL,
+       PRIMARY KEY (agent_id, fact_id),
+       FOREIGN KEY (agent_id, fact_id) REFERENCES facts (agent_id, id) ON DELETE CASCADE,
+       CHECK (length(vec) > 0 AND length(vec) % 4 = 0)
+     )`,
+    `CREATE FUNCTION memoryd_fact_retired() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       DELETE FROM fact_vectors WHERE agent_id = OLD.agent_id AND fact_id = OLD.id;
+       RETURN NULL;
+     END $$`,
+    `CREATE TRIGGER facts_retired AFTER UPDATE ON facts FOR EACH ROW WHEN (NEW.dedup_key IS NULL) EXECUTE FUNCTION memoryd_fact_retired()`,
   ],
 ];
 

@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Logger } from '../../logger.js';
 import { type DocTerms, docTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
+import type { FactChange } from '../vector-store.js';
 
 /*
  * The daemon's own search indexes of a PostgreSQL store (ADR 0032): one
@@ -31,6 +32,12 @@ import { ResidentIndex } from '../../search/resident-index.js';
  * notification of its own (checked every 30 s), notifications may be
  * missed: every index is dropped, and searches go by SQL (pg-search.ts)
  * until it is back.
+ *
+ * Listeners of fact changes (meaning search, pg-vectors.ts) hear of the
+ * same two sources: this daemon's own writes as they are applied, and
+ * every notified fact, of any agent, once its row is read (current: +1,
+ * retired or gone: −1). They hear of some changes twice, and of a change
+ * of another daemon's not at all while not listening.
  */
 
 /** Facts indexed between two turns of the event loop while loading. */
@@ -87,6 +94,7 @@ export class PgSearchIndexes {
   #firstSettled!: () => void;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
+  readonly #changeListeners: Array<(changes: readonly FactChange[]) => void> = [];
 
   /** `budget`: what the indexes may take in memory together, in bytes. */
   constructor(pool: pg.Pool, connection: pg.ClientConfig, logger: Logger, budget: number) {
@@ -138,8 +146,31 @@ export class PgSearchIndexes {
     this.#logger.warn('could not load a search index; searching by SQL', { agentId, err });
   }
 
+  /** Calls `listener` with the changes to the current facts this daemon makes or hears of. */
+  onChange(listener: (changes: readonly FactChange[]) => void): void {
+    this.#changeListeners.push(listener);
+  }
+
+  /** Tells the change listeners; a listener's failure is logged, never the write's or the read's. */
+  #changed(changes: readonly FactChange[]): void {
+    if (changes.length === 0) return;
+    for (const listener of this.#changeListeners) {
+      try {
+        listener(changes);
+      } catch (err) {
+        this.#logger.error('a listener of fact changes failed', { err });
+      }
+    }
+  }
+
   /** This daemon's own write, as it commits: facts now current, and facts no longer current. */
   applied(agentId: string, added: readonly FactText[], removed: readonly FactText[]): void {
+    if (this.#changeListeners.length > 0) {
+      this.#changed([
+        ...removed.map((f): FactChange => ({ agentId, id: f.id, sign: -1 })),
+        ...added.map((f): FactChange => ({ agentId, id: f.id, sign: 1 })),
+      ]);
+    }
     // An agent without an index gets this write when it is loaded (its first search loads it).
     const entry = this.#agents.get(agentId);
     if (entry === undefined) return;
@@ -249,11 +280,10 @@ export class PgSearchIndexes {
       this.#notified = new Map();
       for (const [agentId, ids] of batch) {
         const entry = this.#agents.get(agentId);
-        if (entry === undefined) continue;
-        if (entry.index === undefined) {
-          entry.pending.push(...ids);
-          continue;
-        }
+        const listened = this.#changeListeners.length > 0;
+        if (entry !== undefined && entry.index === undefined) entry.pending.push(...ids);
+        // The listeners hear of every agent's changes; an index only of its own, once loaded.
+        if (!listened && entry?.index === undefined) continue;
         const rows: (FactText & { current: boolean })[] = [];
         try {
           const all = [...ids];
@@ -267,12 +297,16 @@ export class PgSearchIndexes {
         } catch (err) {
           // What changed cannot be read: the index may be behind, so it goes (the next search loads it again).
           this.#logger.warn('could not read changed facts; dropping the search index', { agentId, err });
-          this.#agents.delete(agentId);
+          if (entry?.index !== undefined) this.#agents.delete(agentId);
           continue;
         }
+        if (listened) {
+          const current = new Set(rows.filter((row) => row.current).map((row) => row.id));
+          this.#changed([...ids].map((id): FactChange => ({ agentId, id, sign: current.has(id) ? 1 : -1 })));
+        }
         // The index read for must still be the agent's: one loaded since (after the listener came back) is newer than this read.
-        const index = entry.index;
-        if (this.#agents.get(agentId) !== entry) continue;
+        const index = entry?.index;
+        if (entry === undefined || index === undefined || this.#agents.get(agentId) !== entry) continue;
         if (rows.length < ids.size) {
           // A fact row deleted by hand: what it held is unknown, so the index is loaded again.
           this.#agents.delete(agentId);

@@ -5,6 +5,7 @@ import { DEFAULT_INDEX_MEMORY_BYTES } from '../level/search-indexes.js';
 import { DaemonError, DaemonErrorCodes, notFound, readOnly, storageError, unavailableError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { idSource } from '../ids.js';
+import type { VectorStore } from '../vector-store.js';
 import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { deletedVersion, isCurrent, nextVersion, notCurrentError, supersededVersion, updateContent } from '../rules/fact-versions.js';
@@ -19,6 +20,7 @@ import { PgSearchIndexes } from './pg-search-index.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 import { MIGRATION_STATEMENT_MS, migrate } from './pg-schema.js';
 import { searchFacts as searchBySql } from './pg-search.js';
+import { PgVectors } from './pg-vectors.js';
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
@@ -77,6 +79,7 @@ export class PostgresMemoryStore implements MemoryStore {
   readonly #indexes: PgSearchIndexes;
   readonly #newId = idSource();
   #lastCounts: StoreCounts = { facts: 0, checkpoints: 0, agents: 0 };
+  #vectors: PgVectors | undefined;
   #closed: Promise<void> | undefined;
 
   private constructor(pool: pg.Pool, exportPool: pg.Pool, health: PgHealth, options: PostgresStoreOptions, timeouts: PgTimeouts) {
@@ -420,6 +423,21 @@ export class PostgresMemoryStore implements MemoryStore {
     const r = rows[0]!;
     this.#lastCounts = { facts: Number(r.facts), checkpoints: Number(r.checkpoints), agents: Number(r.agents) };
     return this.#lastCounts;
+  }
+
+  /**
+   * The vectors of meaning search (pg-vectors.ts): its statements run as
+   * this store's own, and it hears of changes as the search indexes do.
+   */
+  vectors(): VectorStore {
+    this.#vectors ??= new PgVectors(
+      {
+        query: <R extends pg.QueryResultRow>(what: string, sql: string, values: unknown[], write?: boolean) => this.#query<R>(what, sql, values, write),
+        transaction: <T>(what: string, work: (client: pg.PoolClient) => Promise<T>) => this.#transaction(what, work),
+      },
+      this.#indexes,
+    );
+    return this.#vectors;
   }
 
   /** `ok`, `unavailable: CAUSE` or `read-only: CAUSE` (pg-health.ts). */

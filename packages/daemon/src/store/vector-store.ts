@@ -1,0 +1,48 @@
+import type { Fact } from '@memoryd/protocol';
+
+/** A fact's vector in one space (embed/embedder.ts, `space`). */
+export interface StoredVector {
+  id: string;
+  vector: Float32Array;
+}
+
+/** A fact entering (+1) or leaving (−1) its agent's current set. */
+export interface FactChange {
+  agentId: string;
+  id: string;
+  sign: 1 | -1;
+}
+
+/**
+ * What meaning search (embed/embeddings.ts) needs of a backend
+ * (docs/embeddings.md): the vectors kept beside the facts, one per current
+ * fact, tagged with the space they were made in, deleted with the fact
+ * when it stops being current. What is still to embed is known from the
+ * store (current facts without a vector of the space), never only from
+ * memory, so a restart loses nothing.
+ */
+export interface VectorStore {
+  /** Agents with at least one current fact. */
+  agentsWithFacts(): Promise<string[]>;
+  /**
+   * An agent's stored vectors of `space`, for its current facts, and the
+   * current facts without one (or with one of another space). Vectors
+   * left by a fact no longer current are deleted on the way.
+   */
+  loadVectors(space: string, agentId: string): Promise<{ vectors: StoredVector[]; missing: string[] }>;
+  /** The stored vectors of `space` among `ids` (another daemon may have made them). */
+  readVectors(space: string, agentId: string, ids: readonly string[]): Promise<StoredVector[]>;
+  /** The text to embed of each current fact among `ids`; a fact no longer current is left out. */
+  factTexts(agentId: string, ids: readonly string[]): Promise<Array<{ id: string; text: string }>>;
+  /** Stores vectors of `space`, replacing any other; returns the ids stored (facts still current). */
+  putVectors(space: string, agentId: string, vectors: readonly StoredVector[]): Promise<string[]>;
+  /** Deletes every stored vector, of every space (a rebuild). */
+  dropVectors(): Promise<void>;
+  /** The current facts among `ids`, as search returns them (no score); a fact no longer current is left out. */
+  readFacts(agentId: string, ids: readonly string[]): Promise<Fact[]>;
+  /**
+   * Calls `listener` after every committed change to the current facts:
+   * this daemon's writes, and on a shared store other daemons' too.
+   */
+  onFactChanges(listener: (changes: readonly FactChange[]) => void): void;
+}
