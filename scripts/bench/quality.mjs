@@ -7,9 +7,44 @@
 // query of memoryd's that missed (a judged fact outside the top 5, or a
 // first hit below rank 1) with what came back instead.
 
-import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
+import { DEFAULT_FUSION, FusionMethods } from '@memoryd/daemon';
+import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, PARAPHRASE_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
 
-const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--misses] [--json]
+/**
+ * An embedder in this process whose vectors carry meaning: GloVe word
+ * vectors averaged (@memoryd/test-support's fake embedder, the one the
+ * tests serve over HTTP), so the fusion is measured without a model server.
+ */
+async function gloveEmbedder() {
+  const { loadGlove, meaningVector } = await import('@memoryd/test-support');
+  await loadGlove();
+  return {
+    kind: 'ollama', model: 'glove-100d', space: 'ollama:glove-100d', maxBatch: 64,
+    embed: async (texts) => texts.map((t) => Float32Array.from(meaningVector(t))),
+    close: async () => {},
+  };
+}
+
+/**
+ * --fusion's value: rrf, or weighted:W (W the cosine's share, 0-1); each
+ * with an optional @N, the candidates a side gives.
+ * @param {string} text
+ */
+function parseFusion(text) {
+  const m = /^(rrf|weighted)(?::(0(?:\.\d+)?|1(?:\.0+)?))?(?:@(\d+))?$/.exec(text);
+  if (m === null || (m[1] === 'rrf' && m[2] !== undefined)) throw usage(`--fusion needs ${FusionMethods.join(' or ')}, as rrf[@N] or weighted:W[@N], got ${JSON.stringify(text)}`);
+  return {
+    method: m[1],
+    vectorWeight: m[2] === undefined ? DEFAULT_FUSION.vectorWeight : Number(m[2]),
+    candidates: m[3] === undefined ? DEFAULT_FUSION.candidates : Number(m[3]),
+  };
+}
+
+/** @param {{method: string, vectorWeight: number, candidates: number}} f */
+const fusionLabel = (f) => (f.method === 'rrf' ? `rrf@${f.candidates}` : `w${f.vectorWeight}@${f.candidates}`);
+
+const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--embeddings] [--fusion F]...
+       [--misses] [--json]
 
 Scores memory.search on relevance sets: adds every fact of a set, in its
 order, to a fresh store (temp dir, removed on exit), runs every query with
@@ -27,6 +62,13 @@ and ${CONVERSATIONS_SET_PATH}.
               facts, and the top 3 returned
   --store KIND  level (default) or postgres: the server the PG* variables name,
               in a schema of its own, dropped at the end (ADR 0027)
+  --embeddings  also score meaning search (docs/embeddings.md) with GloVe
+              word vectors averaged as the embedder (in this process), fused
+              as the daemon fuses; adds the paraphrase set
+              (${PARAPHRASE_SET_PATH}) to the default sets
+  --fusion F  with --embeddings, a fusion to score, repeatable (default the
+              daemon's: ${DEFAULT_FUSION.method === 'rrf' ? 'rrf' : `weighted:${DEFAULT_FUSION.vectorWeight}`}@${DEFAULT_FUSION.candidates}): rrf[@N] or weighted:W[@N], W the
+              cosine's share of the score, N the candidates each side gives
   --json      print the results, with every query's ranking, as one JSON document
   --help      this text
 
@@ -34,11 +76,13 @@ Needs a built daemon package (npm run bench:quality builds first).`;
 
 /** @param {string[]} argv */
 function parseArgs(argv) {
-  const opts = { json: false, help: false, misses: false, setPaths: [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH], store: 'level' };
+  const opts = { json: false, help: false, misses: false, setPaths: undefined, store: 'level', embeddings: false, fusions: [] };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--json') opts.json = true;
     else if (arg === '--misses') opts.misses = true;
+    else if (arg === '--embeddings') opts.embeddings = true;
+    else if (arg === '--fusion') opts.fusions.push(parseFusion(argv[++i] ?? ''));
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--set') {
       const value = argv[++i];
@@ -50,6 +94,9 @@ function parseArgs(argv) {
       opts.store = value;
     } else throw usage(`unknown argument ${JSON.stringify(arg)}`);
   }
+  if (opts.fusions.length > 0 && !opts.embeddings) throw usage('--fusion needs --embeddings');
+  if (opts.fusions.length === 0) opts.fusions.push(DEFAULT_FUSION);
+  opts.setPaths ??= opts.embeddings ? [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH, PARAPHRASE_SET_PATH] : [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH];
   return opts;
 }
 
@@ -68,15 +115,19 @@ const fmt = (x) => x.toFixed(3);
  * @param {Awaited<ReturnType<typeof evaluate>>} base the FTS5 baseline's
  * @param {string} label memoryd's store
  */
-function printReport(name, r, base, label) {
+function printReport(name, r, base, label, hybrids = []) {
   const lines = [];
   lines.push(`${name}: ${r.facts} facts, ${r.agents} agents, ${r.queries} queries`);
+  const width = Math.max(8, ...hybrids.map((h) => h.label.length));
   lines.push(`${'kind'.padEnd(12)} ${'queries'.padStart(7)}  ${'server'.padEnd(8)} ${`recall@${RECALL_AT}`.padStart(9)} ${`recall@${SEARCH_LIMIT}`.padStart(9)} ${'MRR'.padStart(6)}`);
   const row = (kind, n, server, s) =>
-    `${kind.padEnd(12)} ${String(n).padStart(7)}  ${server.padEnd(8)} ${fmt(s.recallAt5).padStart(9)} ${fmt(s.recallAt10).padStart(9)} ${fmt(s.mrr).padStart(6)}`;
-  lines.push(row('all', r.queries, label, r), row('', '', 'fts5', base));
-  for (const [kind, s] of Object.entries(r.byKind)) lines.push(row(kind, s.queries, label, s), row('', '', 'fts5', base.byKind[kind]));
+    `${kind.padEnd(12)} ${String(n).padStart(7)}  ${server.padEnd(width)} ${fmt(s.recallAt5).padStart(9)} ${fmt(s.recallAt10).padStart(9)} ${fmt(s.mrr).padStart(6)}`;
+  lines[1] = lines[1].replace('server'.padEnd(8), 'server'.padEnd(width));
+  const more = (kind) => hybrids.map((h) => row('', '', h.label, kind === undefined ? h.result : h.result.byKind[kind]));
+  lines.push(row('all', r.queries, label, r), ...more(undefined), row('', '', 'fts5', base));
+  for (const [kind, s] of Object.entries(r.byKind)) lines.push(row(kind, s.queries, label, s), ...more(kind), row('', '', 'fts5', base.byKind[kind]));
   lines.push(`memoryd - fts5, recall@${RECALL_AT}: ${((r.recallAt5 - base.recallAt5) * 100).toFixed(1)} points`);
+  for (const h of hybrids) lines.push(`${h.label} - memoryd, recall@${RECALL_AT}: ${((h.result.recallAt5 - r.recallAt5) * 100).toFixed(1)} points`);
   return lines.join('\n');
 }
 
@@ -116,11 +167,21 @@ async function main() {
     const contents = new Map(set.facts.map((f) => [f.key, f.content]));
     const memoryd = await evaluate({ setPath, store: opts.store });
     const fts5 = await evaluate({ setPath, store: 'fts5' });
-    results.push({ set: setPath, memoryd, fts5 });
+    const hybrids = [];
+    if (opts.embeddings) {
+      const embedder = await gloveEmbedder();
+      for (const fusion of opts.fusions) {
+        hybrids.push({ label: `+glove ${fusionLabel(fusion)}`, fusion, result: await evaluate({ setPath, store: opts.store, embedder, fusion }) });
+      }
+    }
+    results.push({ set: setPath, memoryd, fts5, hybrids: hybrids.map((h) => ({ fusion: h.fusion, ...h.result })) });
     if (opts.json) continue;
     const name = setPath.split('/').pop();
-    process.stdout.write(`${printReport(name, memoryd, fts5, opts.store === 'postgres' ? 'postgres' : 'memoryd')}\n\n`);
-    if (opts.misses) process.stdout.write(`${printMisses(memoryd, (k) => contents.get(k) ?? '(unknown)')}\n\n`);
+    process.stdout.write(`${printReport(name, memoryd, fts5, opts.store === 'postgres' ? 'postgres' : 'memoryd', hybrids)}\n\n`);
+    if (opts.misses) {
+      process.stdout.write(`${printMisses(memoryd, (k) => contents.get(k) ?? '(unknown)')}\n\n`);
+      for (const h of hybrids) process.stdout.write(`${h.label}:\n${printMisses(h.result, (k) => contents.get(k) ?? '(unknown)')}\n\n`);
+    }
   }
   if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
 }

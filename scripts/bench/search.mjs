@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '@memoryd/protocol';
-import { assertDaemonBuilt, cleanupSync, makeTempDir } from './children.mjs';
+import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild } from './children.mjs';
 import { SCALES } from './search/dataset.mjs';
 import { formatReport } from './search/report.mjs';
 import { runScale } from './search/run-scale.mjs';
@@ -23,7 +23,7 @@ const DEFAULT_SCALES = ['zipf-100k', 'zipf-1m'];
 
 const HELP = `usage: node scripts/bench/search.mjs [--scales LIST] [--runs N] [--queries N] [--restart-queries N]
        [--limit N] [--seed N] [--in-flight N] [--baseline DIR] [--memoryd JSON]... [--postgres]
-       [--no-fts5] [--no-echo] [--keep] [--json]
+       [--no-fts5] [--no-echo] [--embeddings] [--embed-dims N] [--keep] [--json]
 
 Measures memory.search and admin.import of memoryd as ratios, in one run,
 beside:
@@ -86,6 +86,12 @@ Scales (default ${DEFAULT_SCALES.join(',')}):
                          postgres: true (on --store postgres, in a fresh schema of the
                          server the PG* variables name, dropped after)
   --postgres             also measure this checkout's memoryd on --store postgres
+  --embeddings           also measure this checkout's memoryd with meaning search on
+                         ("hybrid": --embedder openai against scripts/bench/search/
+                         embed-server.mjs, hash vectors of --embed-dims dimensions, in a
+                         process of its own); after seeding, the searches wait until
+                         it has embedded every fact; after the restart they do not
+  --embed-dims N         the vectors' dimensions, 8-4096 (default 384)
   --no-fts5, --no-echo   leave the peer or the floor out (their ratios are then -)
   --keep                 keep the data dirs and print where they are
   --json                 print the results as one JSON document instead of the report
@@ -101,7 +107,7 @@ function parseArgs(argv) {
   const opts = {
     scales: DEFAULT_SCALES, runs: 1, queries: 1_000, restartQueries: 300, limit: 10, seed: 1, inFlight: 4,
     memoryd: /** @type {import('./search/subjects.mjs').MemorydSpec[]} */ ([]), baseline: undefined, postgres: false,
-    fts5: true, echo: true, keep: false, json: false, help: false,
+    fts5: true, echo: true, keep: false, json: false, help: false, embeddings: false, embedDims: 384,
   };
   const integer = (flag, raw, min, max) => {
     const value = Number(raw);
@@ -114,6 +120,8 @@ function parseArgs(argv) {
     else if (arg === '--keep') opts.keep = true;
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--postgres') opts.postgres = true;
+    else if (arg === '--embeddings') opts.embeddings = true;
+    else if (arg === '--embed-dims') opts.embedDims = integer(arg, argv[++i], 8, 4096);
     else if (arg === '--no-fts5') opts.fts5 = false;
     else if (arg === '--no-echo') opts.echo = false;
     else if (arg === '--runs') opts.runs = integer(arg, argv[++i], 1, 20);
@@ -140,6 +148,8 @@ function parseArgs(argv) {
   if (opts.memoryd.length === 0) opts.memoryd.push({ label: 'memoryd' });
   if (opts.baseline !== undefined) opts.memoryd.push({ label: 'base', checkout: opts.baseline });
   if (opts.postgres) opts.memoryd.push({ label: 'postgres', postgres: true });
+  // Its embedder's URL is known once that server runs (main).
+  if (opts.embeddings) opts.memoryd.push({ label: 'hybrid', embeddings: true, args: [] });
   const labels = opts.memoryd.map((m) => m.label);
   if (new Set([...labels, 'fts5', 'echo']).size !== labels.length + 2) throw usage(`every memoryd needs a label of its own, not fts5 or echo (got ${labels.join(', ')})`);
   return opts;
@@ -164,6 +174,23 @@ function memorydSpec(text) {
   if (spec.launch !== undefined && spec.launch !== 'own' && spec.launch !== 'plain') throw usage('--memoryd: "launch" is "own" or "plain"');
   if (spec.checkout !== undefined) spec.checkout = path.resolve(spec.checkout);
   return spec;
+}
+
+/**
+ * Starts the bench's embedder in a process of its own and reads its URL.
+ * @param {number} dims
+ */
+async function startEmbedServer(dims) {
+  const child = startNode('embed server', [path.join(here, 'search/embed-server.mjs'), String(dims)], process.env);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.proc.stderr?.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(out.split('\n')[0].trim());
+    });
+    child.exited.then(() => reject(new Error('the embed server exited before it listened')));
+  });
+  return { child, url };
 }
 
 /** @param {string} message */
@@ -215,6 +242,10 @@ async function main() {
     seed: opts.seed, queries: opts.queries, restartQueries: opts.restartQueries, limit: opts.limit,
     servers: [...opts.memoryd.map(describe), ...(opts.fts5 ? ['fts5: SQLite FTS5 (better-sqlite3)'] : []), ...(opts.echo ? ['echo: fixed answers'] : [])],
   };
+  const embedServer = opts.embeddings ? await startEmbedServer(opts.embedDims) : undefined;
+  for (const m of opts.memoryd) {
+    if (m.embeddings && embedServer !== undefined) m.args = ['--embedder', 'openai', '--embed-url', embedServer.url, '--embed-model', `hash-${opts.embedDims}`];
+  }
   const timer = startSearchTimer();
   const runs = [];
   try {
@@ -235,6 +266,7 @@ async function main() {
     }
   } finally {
     await timer.close();
+    if (embedServer !== undefined) await stopChild(embedServer.child);
   }
   const doc = { meta, runs };
   process.stdout.write(`${opts.json ? JSON.stringify(doc, null, 2) : formatReport(doc)}\n`);

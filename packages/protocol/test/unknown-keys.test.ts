@@ -22,6 +22,7 @@ const minimal: Record<string, Record<string, unknown>> = {
   'agent.list': {},
   'admin.export': {},
   'admin.import': { records: [{ type: 'fact', agentId: 'a', id: ULID_A, content: 'x', createdAt: TIME }] },
+  'admin.reembed': {},
   'daemon.shutdown': {},
 };
 

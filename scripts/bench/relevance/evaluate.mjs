@@ -10,10 +10,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freshSchema } from '../pg-schema.mjs';
-import { DAEMON_VERSION, openPostgresStore, openStore, silentLogger } from '@memoryd/daemon';
+import { DAEMON_VERSION, Embeddings, openPostgresStore, openStore, silentLogger } from '@memoryd/daemon';
 
 /** The relevance set shipped with the repo. */
 export const DEFAULT_SET_PATH = fileURLToPath(new URL('./set.json', import.meta.url));
+/** The paraphrase set: every query shares no content word with its facts (check-paraphrase.mjs). */
+export const PARAPHRASE_SET_PATH = fileURLToPath(new URL('./paraphrase.json', import.meta.url));
 /** The conversational relevance set (make-conversations.mjs). */
 export const CONVERSATIONS_SET_PATH = fileURLToPath(new URL('./conversations.json', import.meta.url));
 
@@ -76,6 +78,22 @@ function summarize(rows) {
 }
 
 /**
+ * Starts meaning search and waits until every fact has its vector.
+ * @param {import('@memoryd/daemon').Embeddings} embeddings
+ */
+async function embedEverything(embeddings) {
+  embeddings.start();
+  const deadline = Date.now() + 300_000;
+  for (;;) {
+    const state = embeddings.state();
+    if (state.lastError !== undefined) throw new Error(`the embedder failed: ${state.lastError}`);
+    if (state.pending === 0 && state.dimensions > 0) return;
+    if (Date.now() > deadline) throw new Error(`facts still not embedded after 5 minutes: ${JSON.stringify(state)}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
  * A fresh PostgreSQL store in a schema of its own on the server the PG*
  * variables name, and how to drop it.
  * @returns {Promise<{store: import('@memoryd/daemon').MemoryStore, drop: () => Promise<void>}>}
@@ -89,7 +107,8 @@ async function freshPostgresStore() {
 /**
  * Runs the relevance set against a fresh store and returns recall@5 and
  * MRR overall and per query kind, and every query's details.
- * @param {{setPath?: string, dir?: string, store?: 'level' | 'postgres' | 'fts5'}} [options]
+ * @param {{setPath?: string, dir?: string, store?: 'level' | 'postgres' | 'fts5',
+ *   embedder?: import('@memoryd/daemon').Embedder, fusion?: import('@memoryd/daemon').FusionSettings}} [options]
  *   `dir`: an empty parent dir for a LevelDB store (the caller removes
  *   it); by default a temp dir is made and removed here. `store`: the
  *   backend (ADR 0027); postgres uses the server the PG* variables name,
@@ -107,6 +126,10 @@ export async function evaluate(options = {}) {
     : fts5
       ? { store: (await import('./fts5-store.mjs')).openFts5Store(), drop: async () => {} }
       : { store: await openStore({ dataDir: path.join(/** @type {string} */ (dir), 'data'), sync: false, logger: silentLogger }), drop: async () => {} };
+  // Meaning search as the daemon runs it (embed/embeddings.ts), over the same store.
+  const embeddings = options.embedder === undefined
+    ? undefined
+    : new Embeddings({ embedder: options.embedder, store: store.vectors(), logger: silentLogger, ...(options.fusion ? { fusion: options.fusion } : {}) });
   try {
     const keyById = new Map();
     for (const f of set.facts) {
@@ -114,9 +137,11 @@ export async function evaluate(options = {}) {
       if (added.duplicate) throw new Error(`fact ${f.key} was stored as a duplicate of an earlier fact`);
       keyById.set(added.factId, f.key);
     }
+    if (embeddings !== undefined) await embedEverything(embeddings);
     const queries = [];
     for (const q of set.queries) {
-      const { facts } = await store.searchFacts({ agentId: q.agentId, query: q.query, limit: SEARCH_LIMIT });
+      const lexical = async (limit) => (await store.searchFacts({ agentId: q.agentId, query: q.query, limit })).facts;
+      const facts = embeddings === undefined ? await lexical(SEARCH_LIMIT) : await embeddings.search(q.agentId, q.query, SEARCH_LIMIT, lexical);
       const got = facts.map((f) => keyById.get(f.id) ?? `?${f.id}`);
       queries.push({ id: q.id, kind: q.kind, agentId: q.agentId, query: q.query, expected: q.relevant, got, ...scoreRanking(got, q.relevant) });
     }
@@ -130,6 +155,7 @@ export async function evaluate(options = {}) {
       details: queries,
     };
   } finally {
+    await embeddings?.close();
     await store.close();
     await drop();
     if (ownDir && dir !== undefined) await rm(dir, { recursive: true, force: true });

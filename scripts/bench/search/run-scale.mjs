@@ -91,6 +91,8 @@ export async function runScale(scale, servers, timer, opts, progress) {
     say(`${server.label}: seeded in ${(load.ms / 1000).toFixed(1)} s (${Math.round(rate).toLocaleString('en-US')} facts/s), RSS ${(rows[i].rss.afterSeed / 1e6).toFixed(1)} MB`);
   }
   if (kept.length === 0) throw new Error('no server was seeded: the queries come from the facts seeded');
+  // Meaning search embeds in the background: its searches are timed once every fact has its vector.
+  for (const server of servers) if (server.embeddings) await server.waitEmbedded(say);
   const queries = drawQueries(kept, opts.queries, opts.seed);
   const classes = classesOf(kept, queries);
   kept = [];

@@ -25,6 +25,8 @@ const TIMER = path.join(here, 'search-timer.mjs');
 const IMPORT_TIMEOUT_MS = 300_000;
 /** Bound on a server's start to its first accepted connection, ms: a daemon may rebuild an index at open. */
 const START_TIMEOUT_MS = 120_000;
+/** Bound on the wait for meaning search to embed a scale's facts. */
+const EMBED_TIMEOUT_MS = 1_800_000;
 /** Bound on a server's exit after daemon.shutdown, ms (DESIGN.md: within 5 s). */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Bound on a timing job beyond its calls' own timeouts, ms. */
@@ -93,6 +95,29 @@ function server(o) {
   };
   return {
     label: o.label, kind: o.kind, checkout: o.checkout, seeded: o.seeded, clientBusyPollUs: o.clientBusyPollUs, socketPath,
+    embeddings: o.embeddings === true,
+    /** Waits until daemon.status says every fact has its vector. @param {(line: string) => void} progress */
+    async waitEmbedded(progress) {
+      const client = await connect(socketPath);
+      const started = Date.now();
+      let said = 0;
+      try {
+        for (;;) {
+          const { embeddings } = await client.request('daemon.status', {});
+          if (embeddings === undefined) throw new Error(`${o.label} has no embedder`);
+          if (embeddings.pending === 0 && embeddings.dimensions > 0) break;
+          if (Date.now() - said > 5_000) {
+            progress(`${o.label}: ${embeddings.pending.toLocaleString('en-US')} facts to embed${embeddings.lastError ? ` (${embeddings.lastError})` : ''}`);
+            said = Date.now();
+          }
+          if (Date.now() - started > EMBED_TIMEOUT_MS) throw new Error(`${o.label}: facts not embedded after ${EMBED_TIMEOUT_MS / 1000} s: ${JSON.stringify(embeddings)}`);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+        progress(`${o.label}: every fact embedded, ${((Date.now() - started) / 1000).toFixed(1)} s after seeding`);
+      } finally {
+        await client.close();
+      }
+    },
     async start() {
       if (child !== undefined && !child.done) throw new Error(`${o.label} is running already`);
       const { args, env } = o.command(socketPath, dataDir);
@@ -137,6 +162,7 @@ export async function makeServers(specs, opts, root) {
     const pgEnv = schema === undefined ? {} : { PGOPTIONS: `-c search_path=${schema.schema}` };
     servers.push(server({
       label: spec.label, kind: 'memoryd', checkout, seeded: true, clientBusyPollUs: spec.clientBusyPollUs, dir: path.join(root, `m${i}`),
+      embeddings: spec.embeddings === true,
       command: (socketPath, dataDir) => ({
         args: [...nodeOptions, bin, '--socket', socketPath, '--data-dir', dataDir, '--log-level', 'warn', ...pgArgs, ...(spec.args ?? [])],
         env: { ...env, ...pgEnv },

@@ -97,6 +97,8 @@ export class Embeddings {
   readonly #loaded = new Set<string>();
   /** Agents the start's load has still to load: their changes wait for it. */
   readonly #toLoad = new Set<string>();
+  /** Current facts of the agents still to load: pending until their load says otherwise. */
+  #unloaded = 0;
   #dimensions = 0;
   #lastError: string | undefined;
   #queryPausedUntil = 0;
@@ -127,7 +129,7 @@ export class Embeddings {
       embedder: this.#embedder.kind,
       model: this.#embedder.model,
       dimensions: this.#dimensions,
-      pending: this.#pendingCount,
+      pending: this.#pendingCount + this.#unloaded,
     };
     if (this.#lastError !== undefined) state.lastError = this.#lastError;
     return state;
@@ -148,7 +150,7 @@ export class Embeddings {
     this.#queryCache.clear();
     const agents = await this.#store.agentsWithFacts();
     let queued = 0;
-    for (const agentId of agents) queued += await this.#load(agentId, this.#generation);
+    for (const { agentId } of agents) queued += await this.#load(agentId, this.#generation);
     this.#wakeup.wake();
     return queued;
   }
@@ -309,7 +311,7 @@ export class Embeddings {
   async #run(): Promise<void> {
     const generation = this.#generation;
     const started = Date.now();
-    let agents: string[] = [];
+    let agents: Array<{ agentId: string; facts: number }> = [];
     for (let backoff = FIRST_BACKOFF_MS; !this.#closed; backoff = Math.min(2 * backoff, MAX_BACKOFF_MS)) {
       try {
         agents = await this.#store.agentsWithFacts();
@@ -319,8 +321,12 @@ export class Embeddings {
         await this.#wakeup.sleep(backoff);
       }
     }
-    for (const agentId of agents) if (!this.#loaded.has(agentId)) this.#toLoad.add(agentId);
-    for (const agentId of agents) {
+    for (const { agentId, facts } of agents) {
+      if (this.#loaded.has(agentId)) continue;
+      this.#toLoad.add(agentId);
+      this.#unloaded += facts;
+    }
+    for (const { agentId, facts } of agents) {
       if (this.#closed || generation !== this.#generation) break;
       if (!this.#toLoad.has(agentId)) continue;
       try {
@@ -330,13 +336,15 @@ export class Embeddings {
         this.#failed(`loading the vectors of agent ${agentId}: ${oneLine(err)}`);
       } finally {
         this.#toLoad.delete(agentId);
+        this.#unloaded -= facts;
       }
     }
     this.#toLoad.clear();
+    this.#unloaded = 0;
     this.#log.info('meaning search loaded its vectors', {
       agents: agents.length,
       vectors: [...this.#indexes.values()].reduce((n, i) => n + i.size, 0),
-      pending: this.#pendingCount,
+      pending: this.#pendingCount + this.#unloaded,
       ms: Date.now() - started,
     });
     let backoff = FIRST_BACKOFF_MS;

@@ -22,8 +22,8 @@ export interface FactChange {
  * memory, so a restart loses nothing.
  */
 export interface VectorStore {
-  /** Agents with at least one current fact. */
-  agentsWithFacts(): Promise<string[]>;
+  /** Agents with at least one current fact, and how many each has. */
+  agentsWithFacts(): Promise<Array<{ agentId: string; facts: number }>>;
   /**
    * An agent's stored vectors of `space`, for its current facts, and the
    * current facts without one (or with one of another space). Vectors

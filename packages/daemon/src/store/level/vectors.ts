@@ -43,8 +43,8 @@ export class LevelVectors implements VectorStore {
     this.#ctx = ctx;
   }
 
-  async agentsWithFacts(): Promise<string[]> {
-    return [...this.#ctx.counters.entries()].filter(([, s]) => s.facts > 0).map(([agentId]) => agentId);
+  async agentsWithFacts(): Promise<Array<{ agentId: string; facts: number }>> {
+    return [...this.#ctx.counters.entries()].filter(([, s]) => s.facts > 0).map(([agentId, s]) => ({ agentId, facts: s.facts }));
   }
 
   async loadVectors(space: string, agentId: string): Promise<{ vectors: StoredVector[]; missing: string[] }> {
