@@ -356,16 +356,16 @@ describe('memoryd --store postgres under faults', { skip: PG_SKIP }, () => {
     const d = await startDaemon(onSchema(schema));
     const c = await connect(d.socket);
     await c.ok(MemoryAdd, { agentId: 'newer', content: 'written by this daemon' });
-    // What a newer daemon's migration 4 might do: rename a column and record itself.
+    // What a newer daemon's migration 5 might do: rename a column and record itself.
     await pgAdmin(async (a) => {
       await a.query(`ALTER TABLE ${schema}.facts RENAME COLUMN tags TO labels`);
-      await a.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (4, 1, '99.0.0')`);
+      await a.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (5, 1, '99.0.0')`);
     });
     const r = await c.call('memory.add', { agentId: 'newer', content: 'written after the migration' });
     assert.equal(r.error?.code, -32010);
-    assert.match(r.error!.message, /read-only: the database's schema is at version 4, newer than this daemon's 3/);
+    assert.match(r.error!.message, /read-only: the database's schema is at version 5, newer than this daemon's 4/);
     const status = await c.ok(DaemonStatus, {});
-    assert.match(status.health, /^read-only: the database's schema is at version 4/);
+    assert.match(status.health, /^read-only: the database's schema is at version 5/);
     const again = await c.call('memory.add', { agentId: 'newer', content: 'another write' });
     assert.match(again.error?.message ?? '', /read-only/);
     assert.equal(d.exit(), undefined);

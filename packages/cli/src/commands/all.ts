@@ -21,6 +21,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'list', summary: "an agent's current facts, oldest first: list AGENT [--limit N]", load: async () => (await import('./list.js')).list },
   { name: 'resume', summary: "an agent's latest checkpoint (or one by id): resume AGENT [--checkpoint ID]", load: async () => (await import('./resume.js')).resume },
   { name: 'checkpoints', summary: "an agent's checkpoints, oldest first: checkpoints AGENT", load: async () => (await import('./checkpoints.js')).checkpoints },
+  {
+    name: 'embeddings',
+    summary: "meaning search: embeddings status | rebuild [--wait] | fetch [--model NAME]",
+    load: async () => (await import('./embeddings.js')).embeddings,
+  },
   { name: 'reflect', summary: 'update or delete a fact: reflect AGENT update FACT_ID CONTENT | reflect AGENT delete FACT_ID', load: async () => (await import('./reflect.js')).reflect },
   { name: 'export', summary: "an export file of every record (or one agent's): export [--agent A] [-o FILE]", load: async () => (await import('./export.js')).exportCommand },
   { name: 'import', summary: 'import an export file (or stdin), 1,000 records a call: import [FILE]', load: async () => (await import('./import.js')).importCommand },

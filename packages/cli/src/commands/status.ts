@@ -15,7 +15,8 @@ export const status: Command = {
 
 Prints the running daemon's version, pid, uptime, socket, data dir, open
 connections, counts of facts, checkpoints and agents, and health ("ok", or
-"read-only: CAUSE" while writes are refused after a failed one).
+"read-only: CAUSE" while writes are refused after a failed one); with an
+embedder, its model, the facts still to embed and its last error.
 `,
   async run(ctx) {
     if (commandArgs(ctx.argv, {}, []).help) {
@@ -37,6 +38,13 @@ connections, counts of facts, checkpoints and agents, and health ("ok", or
           ['checkpoints', s.checkpoints],
           ['agents', s.agents],
           ['health', s.health ?? 'unknown (an older daemon)'],
+          ...(s.embeddings === undefined
+            ? []
+            : ([
+                ['embedder', `${s.embeddings.embedder} ${s.embeddings.model}${s.embeddings.dimensions > 0 ? ` (${s.embeddings.dimensions} dimensions)` : ''}`],
+                ['to embed', s.embeddings.pending],
+                ...(s.embeddings.lastError === undefined ? [] : [['embedder error', s.embeddings.lastError]]),
+              ] as Array<[string, string | number]>)),
         ]),
       );
     }

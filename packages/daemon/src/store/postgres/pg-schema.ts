@@ -122,7 +122,8 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
      )`,
     `CREATE FUNCTION memoryd_fact_retired() RETURNS trigger LANGUAGE plpgsql AS $$
      BEGIN
-       DELETE FROM fact_vectors WHERE agent_id = OLD.agent_id AND fact_id = OLD.id;
+       -- Named by the facts' own schema: a hand edit under another search_path deletes the right rows.
+       EXECUTE format('DELETE FROM %I.fact_vectors WHERE agent_id = $1 AND fact_id = $2', TG_TABLE_SCHEMA) USING OLD.agent_id, OLD.id;
        RETURN NULL;
      END $$`,
     `CREATE TRIGGER facts_retired AFTER UPDATE ON facts FOR EACH ROW WHEN (NEW.dedup_key IS NULL) EXECUTE FUNCTION memoryd_fact_retired()`,

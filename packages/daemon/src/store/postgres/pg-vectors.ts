@@ -75,13 +75,13 @@ export class PgVectors implements VectorStore {
     this.#changes = changes;
   }
 
-  async agentsWithFacts(): Promise<string[]> {
-    const rows = await this.#sql.query<{ agent_id: string }>(
+  async agentsWithFacts(): Promise<Array<{ agentId: string; facts: number }>> {
+    const rows = await this.#sql.query<{ agent_id: string; facts: string }>(
       'list the agents with facts',
-      'SELECT DISTINCT agent_id FROM facts WHERE dedup_key IS NOT NULL ORDER BY agent_id',
+      'SELECT agent_id, count(*) AS facts FROM facts WHERE dedup_key IS NOT NULL GROUP BY agent_id ORDER BY agent_id',
       [],
     );
-    return rows.map((r) => r.agent_id);
+    return rows.map((r) => ({ agentId: r.agent_id, facts: Number(r.facts) }));
   }
 
   async loadVectors(space: string, agentId: string): Promise<{ vectors: StoredVector[]; missing: string[] }> {

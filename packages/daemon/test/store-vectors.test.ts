@@ -1,0 +1,262 @@
+// store: every backend. run-tests.mjs runs this file again with MEMORYD_TEST_STORE=postgres (ADR 0027).
+// The vectors of meaning search (store/vector-store.ts), on the store the
+// run names: LevelDB by default, PostgreSQL under MEMORYD_TEST_STORE=postgres
+// (each store a schema of its own; skipped, saying so, without a server).
+// One vector per current fact, of one space; none for a fact retired or
+// deleted, whatever the order; listeners hear of every change to the
+// current facts. On PostgreSQL also: two daemons on one database read each
+// other's vectors and hear of each other's changes.
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { DAEMON_VERSION, type Logger, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
+import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
+import { makeUlid } from './helpers/shapes.js';
+import { openTempStore, useStoreCleanup } from './helpers/store.js';
+
+type VectorStore = ReturnType<MemoryStore['vectors']>;
+type FactChange = Parameters<Parameters<VectorStore['onFactChanges']>[0]>[0][number];
+
+const ON_PG = process.env['MEMORYD_TEST_STORE'] === 'postgres';
+const SKIP = ON_PG ? PG_SKIP : false;
+const SPACE = 'test-model:4';
+/** A well-formed id no fact has. */
+const NO_SUCH_FACT = makeUlid(Date.UTC(2020, 0, 1), 99);
+
+const pgStores: MemoryStore[] = [];
+
+/** A PostgreSQL store on `schema`, closed at the end. */
+async function openOn(schema: string, logger: Logger = silentLogger): Promise<MemoryStore> {
+  const store = await openPostgresStore({ connection: { options: `-c search_path=${schema}` }, daemonVersion: DAEMON_VERSION, logger });
+  pgStores.push(store);
+  return store;
+}
+
+/** A new, empty store of the run's backend. */
+async function freshStore(): Promise<MemoryStore> {
+  return ON_PG ? openOn(await freshSchema()) : (await openTempStore()).store;
+}
+
+/** A vector of 4 components, made from `seed`, exactly representable as float32. */
+function vec(seed: number): Float32Array {
+  return Float32Array.from([seed, -seed / 3, Math.fround(0.1) * seed, 1e-40 * seed]);
+}
+
+function plain(v: { id: string; vector: Float32Array }[]): Array<{ id: string; vector: number[] }> {
+  return v.map(({ id, vector }) => ({ id, vector: [...vector] })).sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** Waits, bounded, until `done()` holds. */
+async function eventually(what: string, done: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) assert.fail(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Collects the changes a store's listeners hear of. */
+function listen(vectors: VectorStore): FactChange[] {
+  const heard: FactChange[] = [];
+  vectors.onFactChanges((changes) => heard.push(...changes));
+  return heard;
+}
+
+function has(heard: readonly FactChange[], agentId: string, id: string, sign: 1 | -1): boolean {
+  return heard.some((c) => c.agentId === agentId && c.id === id && c.sign === sign);
+}
+
+/** The sign of the last change heard of `id`. */
+function last(heard: readonly FactChange[], id: string): number | undefined {
+  for (let i = heard.length - 1; i >= 0; i--) if (heard[i]!.id === id) return heard[i]!.sign;
+  return undefined;
+}
+
+describe(`vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, { skip: SKIP }, () => {
+  if (!ON_PG) useStoreCleanup();
+  after(async () => {
+    if (!ON_PG) return;
+    for (const store of pgStores.splice(0)) await store.close();
+    await dropSchemas();
+  });
+
+  it('stores vectors exactly, one space at a time, and says which current facts lack one', async () => {
+    const store = await freshStore();
+    const v = store.vectors();
+    const agentId = 'round-trip';
+    const a = (await store.addFact({ agentId, content: 'alpha fact' })).factId;
+    const b = (await store.addFact({ agentId, content: 'beta fact' })).factId;
+    const c = (await store.addFact({ agentId, content: 'gamma fact' })).factId;
+    assert.deepEqual(plain((await v.loadVectors(SPACE, agentId)).vectors), []);
+    assert.deepEqual((await v.loadVectors(SPACE, agentId)).missing.sort(), [a, b, c].sort());
+
+    const odd = Float32Array.from([-0, 3.4028234663852886e38, 1.401298464324817e-45, Math.fround(Math.PI)]);
+    assert.deepEqual((await v.putVectors(SPACE, agentId, [{ id: a, vector: odd }, { id: b, vector: vec(2) }])).sort(), [a, b].sort());
+    const loaded = await v.loadVectors(SPACE, agentId);
+    assert.deepEqual(plain(loaded.vectors), plain([{ id: a, vector: odd }, { id: b, vector: vec(2) }]));
+    assert.ok(Object.is(loaded.vectors.find((x) => x.id === a)!.vector[0], -0), '-0 stays -0');
+    assert.deepEqual(loaded.missing, [c]);
+    assert.deepEqual(plain(await v.readVectors(SPACE, agentId, [b, c, a])), plain([{ id: a, vector: odd }, { id: b, vector: vec(2) }]));
+
+    // A vector of another space is missing in this one, and a new one replaces it.
+    const other = 'other-model:4';
+    assert.deepEqual((await v.loadVectors(other, agentId)).missing.sort(), [a, b, c].sort());
+    assert.deepEqual(await v.readVectors(other, agentId, [a, b]), []);
+    assert.deepEqual(await v.putVectors(other, agentId, [{ id: a, vector: vec(7) }]), [a]);
+    assert.deepEqual(plain((await v.loadVectors(other, agentId)).vectors), plain([{ id: a, vector: vec(7) }]));
+    const again = await v.loadVectors(SPACE, agentId);
+    assert.deepEqual(plain(again.vectors), plain([{ id: b, vector: vec(2) }]));
+    assert.deepEqual(again.missing.sort(), [a, c].sort());
+    assert.deepEqual(await v.agentsWithFacts(), [{ agentId, facts: 3 }]);
+  });
+
+  it('stores no vector of a fact retired or deleted, and deletes one with its fact', async () => {
+    const store = await freshStore();
+    const v = store.vectors();
+    const agentId = 'retired';
+    const [a, b, c, d] = await Promise.all(['one', 'two', 'three', 'four'].map(async (t) => (await store.addFact({ agentId, content: `fact ${t}` })).factId));
+    const { supersededBy: a2 } = await store.reflect({ agentId, action: 'update', factId: a!, content: 'fact one, revised' });
+    await store.reflect({ agentId, action: 'delete', factId: b! });
+    const put = await v.putVectors(SPACE, agentId, [a, b, c, a2, NO_SUCH_FACT].map((id, i) => ({ id: id!, vector: vec(i + 1) })));
+    assert.deepEqual(put.sort(), [c!, a2!].sort(), 'only the current facts');
+    assert.deepEqual(plain(await v.readVectors(SPACE, agentId, [a!, b!, NO_SUCH_FACT])), []);
+
+    // Vectors stored, then their facts retired: the vectors go with them.
+    assert.deepEqual((await v.putVectors(SPACE, agentId, [{ id: d!, vector: vec(9) }])), [d]);
+    const { supersededBy: c2 } = await store.reflect({ agentId, action: 'update', factId: c!, content: 'fact three, revised' });
+    await store.reflect({ agentId, action: 'delete', factId: d! });
+    assert.deepEqual(await v.readVectors(SPACE, agentId, [c!, d!]), [], 'no vector left of a retired fact');
+    const loaded = await v.loadVectors(SPACE, agentId);
+    assert.deepEqual(plain(loaded.vectors), plain([{ id: a2!, vector: vec(4) }]));
+    assert.deepEqual(loaded.missing, [c2]);
+
+    // Texts and facts of the current ones only, in the order asked.
+    const ids = [c!, c2!, a!, a2!, b!, NO_SUCH_FACT];
+    assert.deepEqual(await v.factTexts(agentId, ids), [
+      { id: c2, text: 'fact three, revised' },
+      { id: a2, text: 'fact one, revised' },
+    ]);
+    const listed = (await store.listFacts({ agentId })).facts;
+    assert.deepEqual(await v.readFacts(agentId, ids), [c2, a2].map((id) => listed.find((f) => f.id === id)));
+    assert.deepEqual(await v.readFacts(agentId, []), []);
+  });
+
+  it('drops every vector, of every agent and space', async () => {
+    const store = await freshStore();
+    const v = store.vectors();
+    const a = (await store.addFact({ agentId: 'drop-1', content: 'first agent fact' })).factId;
+    const b = (await store.addFact({ agentId: 'drop-2', content: 'second agent fact', tags: ['t'] })).factId;
+    await v.putVectors(SPACE, 'drop-1', [{ id: a, vector: vec(1) }]);
+    await v.putVectors('other-model:4', 'drop-2', [{ id: b, vector: vec(2) }]);
+    const agents = (await v.agentsWithFacts()).sort((x, y) => (x.agentId < y.agentId ? -1 : 1));
+    assert.deepEqual(agents, [
+      { agentId: 'drop-1', facts: 1 },
+      { agentId: 'drop-2', facts: 1 },
+    ]);
+    await v.dropVectors();
+    assert.deepEqual(await v.loadVectors(SPACE, 'drop-1'), { vectors: [], missing: [a] });
+    assert.deepEqual(await v.loadVectors('other-model:4', 'drop-2'), { vectors: [], missing: [b] });
+    // The facts themselves stay.
+    assert.deepEqual((await v.readFacts('drop-2', [b])).map((f) => f.tags), [['t']]);
+  });
+
+  it('tells listeners of every change to the current facts, by the time it is acknowledged', async () => {
+    const store = await freshStore();
+    const heard = listen(store.vectors());
+    const agentId = 'listened';
+    const { factId: a } = await store.addFact({ agentId, content: 'a fact to update' });
+    assert.ok(has(heard, agentId, a, 1), 'add: +1');
+    const { supersededBy: a2 } = await store.reflect({ agentId, action: 'update', factId: a, content: 'the updated fact' });
+    assert.ok(has(heard, agentId, a, -1) && has(heard, agentId, a2!, 1), 'update: -1 old, +1 new');
+    await store.reflect({ agentId, action: 'delete', factId: a2! });
+    assert.ok(has(heard, agentId, a2!, -1), 'delete: -1');
+    const id = makeUlid(Date.UTC(2024, 0, 1), 1);
+    await store.importRecords({ records: [{ type: 'fact', agentId, id, content: 'an imported fact', createdAt: '2024-01-01T00:00:00.000Z' }] });
+    assert.ok(has(heard, agentId, id, 1), 'import: +1');
+    assert.ok(!has(heard, agentId, makeUlid(Date.UTC(2024, 0, 1), 2), 1));
+    // Heard twice maybe (PostgreSQL's notifications), but last as they are now.
+    await eventually('the last change of each fact is its state', () => last(heard, a) === -1 && last(heard, a2!) === -1 && last(heard, id) === 1);
+  });
+});
+
+describe('vectors of meaning search: two daemons on one PostgreSQL database', { skip: ON_PG ? PG_SKIP : 'runs under MEMORYD_TEST_STORE=postgres' }, () => {
+  after(async () => {
+    for (const store of pgStores.splice(0)) await store.close();
+    await dropSchemas();
+  });
+
+  it("reads the other's vectors and hears of the other's changes", async () => {
+    const schema = await freshSchema();
+    const [one, two] = [await openOn(schema), await openOn(schema)];
+    // A search waits for the store to listen (pg-search-index.ts): from then on it hears of every change.
+    await two.searchFacts({ agentId: 'elsewhere', query: 'anything' });
+    const heard = listen(two.vectors());
+    const agentId = 'shared';
+    const { factId: a } = await one.addFact({ agentId, content: 'written by the first daemon' });
+    await eventually('the second daemon hears of the add', () => has(heard, agentId, a, 1));
+    assert.deepEqual(await one.vectors().putVectors(SPACE, agentId, [{ id: a, vector: vec(5) }]), [a]);
+    assert.deepEqual(plain(await two.vectors().readVectors(SPACE, agentId, [a])), plain([{ id: a, vector: vec(5) }]));
+    assert.deepEqual(plain((await two.vectors().loadVectors(SPACE, agentId)).vectors), plain([{ id: a, vector: vec(5) }]));
+    const { supersededBy: a2 } = await one.reflect({ agentId, action: 'update', factId: a, content: 'revised by the first daemon' });
+    await eventually('the second daemon hears of the update', () => last(heard, a) === -1 && last(heard, a2!) === 1);
+    await one.reflect({ agentId, action: 'delete', factId: a2! });
+    await eventually('the second daemon hears of the delete', () => last(heard, a2!) === -1);
+    assert.deepEqual(await two.vectors().readVectors(SPACE, agentId, [a, a2!]), []);
+  });
+
+  it('deletes a vector with its fact in the database itself, whoever retires or deletes it', async () => {
+    const schema = await freshSchema();
+    const store = await openOn(schema);
+    const v = store.vectors();
+    const agentId = 'by-hand';
+    const [a, b] = await Promise.all(['first', 'second'].map(async (t) => (await store.addFact({ agentId, content: `${t} fact` })).factId));
+    await v.putVectors(SPACE, agentId, [{ id: a!, vector: vec(1) }, { id: b!, vector: vec(2) }]);
+    // By hand, as another program would (the tables' own triggers name them by the search_path).
+    const byHand = (sql: string, values: unknown[]) =>
+      pgAdmin(async (c) => {
+        await c.query(`SET search_path = ${schema}`);
+        await c.query(sql, values);
+      });
+    const stored = async () => (await pgAdmin((c) => c.query<{ fact_id: string }>(`SELECT fact_id FROM ${schema}.fact_vectors ORDER BY fact_id`))).rows.map((r) => r.fact_id);
+    assert.deepEqual(await stored(), [a, b].sort());
+    await byHand(`UPDATE facts SET deleted_at = '2024-01-01T00:00:00.000Z', dedup_key = NULL WHERE id = $1`, [a]);
+    assert.deepEqual(await stored(), [b]);
+    await byHand('DELETE FROM facts WHERE id = $1', [b]);
+    assert.deepEqual(await stored(), []);
+  });
+
+  it('stores no vector of a fact retired while the vector was being written', async () => {
+    const schema = await freshSchema();
+    const store = await openOn(schema);
+    const agentId = 'racing';
+    const { factId } = await store.addFact({ agentId, content: 'retired meanwhile' });
+    await pgAdmin(async (c) => {
+      // Retired, not yet committed: the write waits for the retirement, then finds the fact no longer current.
+      await c.query(`SET search_path = ${schema}`);
+      await c.query('BEGIN');
+      await c.query(`UPDATE facts SET deleted_at = '2024-01-01T00:00:00.000Z', dedup_key = NULL WHERE id = $1`, [factId]);
+      const put = store.vectors().putVectors(SPACE, agentId, [{ id: factId, vector: vec(1) }]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await c.query('COMMIT');
+      assert.deepEqual(await put, []);
+    });
+    const rows = await pgAdmin((c) => c.query(`SELECT count(*)::int AS n FROM ${schema}.fact_vectors`));
+    assert.deepEqual(rows.rows, [{ n: 0 }]);
+  });
+
+  it("reports this daemon's own writes while it cannot hear notifications", async () => {
+    const schema = await freshSchema();
+    const warned: string[] = [];
+    const store = await openOn(schema, { ...silentLogger, warn: (msg) => warned.push(msg) });
+    await store.searchFacts({ agentId: 'deaf', query: 'anything' });
+    assert.deepEqual(warned, []);
+    const heard = listen(store.vectors());
+    // Its listening connection goes: notifications are not heard until it is made again (a second later).
+    const killed = await pgAdmin((c) =>
+      c.query<{ ok: boolean }>(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = 'LISTEN "memoryd_' || md5($1) || '"'`, [schema]),
+    );
+    assert.deepEqual(killed.rows, [{ ok: true }]);
+    await eventually('the store sees its listening connection end', () => warned.length > 0);
+    const { factId } = await store.addFact({ agentId: 'deaf', content: 'added while deaf' });
+    assert.ok(has(heard, 'deaf', factId, 1));
+  });
+});
