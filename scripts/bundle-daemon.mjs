@@ -30,7 +30,8 @@ const dist = join(ROOT, 'packages/daemon/dist');
 const BUNDLE = join(dist, 'memoryd.cjs');
 const CACHE = join(dist, 'memoryd.v8cache');
 // pg-native: pg's optional libpq binding, required only if asked for (ADR 0027: the pure JavaScript client is used).
-const EXTERNAL = ['level', 'classic-level', 'pg-native'];
+// onnxruntime-node, @huggingface/tokenizers: the local embedder's optional packages, imported only with --embedder local (docs/embeddings.md).
+const EXTERNAL = ['level', 'classic-level', 'pg-native', 'onnxruntime-node', '@huggingface/tokenizers'];
 /** Bound on the code-cache run, ms. */
 const RUN_TIMEOUT_MS = 60_000;
 

@@ -82,6 +82,7 @@ export type Invocation =
   | { kind: 'run'; config: DaemonConfig }
   | { kind: 'verify'; dataDir: string }
   | { kind: 'repair'; dataDir: string }
+  | { kind: 'fetch-model'; dataDir: string; model: string | undefined }
   | { kind: 'help' }
   | { kind: 'version' };
 
@@ -145,6 +146,9 @@ Options (each also settable by the environment variable shown):
                           records that fail their checksum, rebuilds counters,
                           dedup entries and the search index, and prints what it
                           kept and removed (the daemon must be stopped)
+  --fetch-model           download the local embedder's model (--embed-model, default
+                          ${DEFAULT_EMBED_MODELS.local}) into DATA_DIR/models, check its
+                          checksums, and exit (the daemon need not be stopped)
   -h, --help              print this help and exit
   -V, --version           print the version and exit
 
@@ -225,6 +229,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'embed-url': { type: 'string' },
         'embed-model': { type: 'string' },
         'embed-key-file': { type: 'string' },
+        'fetch-model': { type: 'boolean' },
         verify: { type: 'boolean' },
         repair: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -261,6 +266,11 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   }
   if (store === 'postgres' && (v.verify || v.repair)) {
     throw usage(`--${v.verify ? 'verify' : 'repair'} checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools`);
+  }
+  if (v['fetch-model']) {
+    if (v.verify || v.repair) throw usage('--fetch-model cannot be combined with --verify or --repair');
+    const model = v['embed-model'] ?? (env['MEMORYD_EMBED_MODEL'] || undefined);
+    return { kind: 'fetch-model', dataDir, model: model?.trim() };
   }
   if (v.verify) return { kind: 'verify', dataDir };
   if (v.repair) return { kind: 'repair', dataDir };

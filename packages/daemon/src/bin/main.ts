@@ -3,6 +3,7 @@ import { startDaemon, stopOnSignals } from '../daemon.js';
 import { DaemonError, DaemonErrorCodes, rootCause } from '../errors.js';
 import { runRepair } from '../maintenance/repair-command.js';
 import { runVerify } from '../maintenance/verify-command.js';
+import { runFetchModel } from '../embed/fetch-model-command.js';
 import { createLogger } from '../logger.js';
 import { DAEMON_VERSION } from '../version.js';
 
@@ -36,6 +37,16 @@ export async function main(argv: readonly string[]): Promise<void> {
 
   // Everything the daemon creates is private to its user (DESIGN.md "Transport").
   process.umask(0o077);
+  if (invocation.kind === 'fetch-model') {
+    const print = (line: string) => process.stdout.write(`${line}\n`);
+    try {
+      process.exitCode = await runFetchModel(invocation.dataDir, invocation.model, print);
+    } catch (err) {
+      process.stderr.write(`memoryd: cannot fetch the model: ${rootCause(err)}\n`);
+      process.exitCode = EXIT_FAILURE;
+    }
+    return;
+  }
   if (invocation.kind === 'verify' || invocation.kind === 'repair') {
     process.exitCode = await maintain(invocation.kind, invocation.dataDir);
     return;

@@ -5,6 +5,11 @@ import type { Logger } from '../logger.js';
 import type { Embedder } from './embedder.js';
 import { OllamaEmbedder } from './ollama-embedder.js';
 import { OpenAiEmbedder } from './openai-embedder.js';
+import { createLocalEmbedder } from './local/local-embedder.js';
+import { formatFetchProgress } from './local/model-cache.js';
+
+/** A running fetch of the local model logs its progress this often. */
+const PROGRESS_EVERY_MS = 5_000;
 
 /** Bound on one call embedding a batch of facts (a CPU-bound server may take a while for 64 texts). */
 export const DOCUMENT_TIMEOUT_MS = 60_000;
@@ -38,7 +43,23 @@ export async function openEmbedder(config: EmbedConfig, dataDir: string, log: Lo
       const key = config.keyFile === undefined ? undefined : await readKey(config.keyFile, log);
       return new OpenAiEmbedder({ url: config.url, model: config.model, timeoutMs: DOCUMENT_TIMEOUT_MS, key });
     }
-    case 'local':
-      throw new DaemonError(DaemonErrorCodes.Usage, `--embedder local is not built yet (data dir ${dataDir})`);
+    case 'local': {
+      let last = 0;
+      try {
+        return createLocalEmbedder({
+          dataDir,
+          model: config.model,
+          // The first start fetches the model in the background: a line every few seconds says how far.
+          onProgress: (p) => {
+            if (Date.now() - last < PROGRESS_EVERY_MS && !(p.total !== undefined && p.done >= p.total)) return;
+            last = Date.now();
+            log.info(formatFetchProgress(p), { model: p.model, file: p.file });
+          },
+          onWarning: (message) => log.warn(message),
+        });
+      } catch (err) {
+        throw new DaemonError(DaemonErrorCodes.Usage, (err as Error).message, { cause: err });
+      }
+    }
   }
 }
