@@ -17,3 +17,15 @@ export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, res
 export { canConnect, waitFor, withTimeout } from './wait.js';
 export { prng } from './random.js';
 export { fillDisk, mountTmpfs, type Tmpfs } from './tmpfs.js';
+export {
+  FAKE_EMBEDDER_MODELS,
+  type FakeEmbedder,
+  type FakeEmbedderMode,
+  type FakeEmbedderOptions,
+  GLOVE_DIMENSIONS,
+  hashVector,
+  loadGlove,
+  meaningVector,
+  meaningWords,
+  startFakeEmbedder,
+} from './fake-embedder.js';
