@@ -31,17 +31,20 @@ async function gloveEmbedder() {
  * @param {string} text
  */
 function parseFusion(text) {
-  const m = /^(rrf|weighted)(?::(0(?:\.\d+)?|1(?:\.0+)?))?(?:@(\d+))?$/.exec(text);
-  if (m === null || (m[1] === 'rrf' && m[2] !== undefined)) throw usage(`--fusion needs ${FusionMethods.join(' or ')}, as rrf[@N] or weighted:W[@N], got ${JSON.stringify(text)}`);
+  const m = /^(rrf|weighted)(?::(0(?:\.\d+)?|1(?:\.0+)?))?(?:@(\d+))?(?:,lexical=(relative|coverage))?(?:,vector=(raw|minmax))?$/.exec(text);
+  if (m === null || (m[1] === 'rrf' && m[2] !== undefined)) {
+    throw usage(`--fusion needs ${FusionMethods.join(' or ')}, as rrf[@N] or weighted:W[@N][,lexical=relative|coverage][,vector=raw|minmax], got ${JSON.stringify(text)}`);
+  }
   return {
     method: m[1],
     vectorWeight: m[2] === undefined ? DEFAULT_FUSION.vectorWeight : Number(m[2]),
     candidates: m[3] === undefined ? DEFAULT_FUSION.candidates : Number(m[3]),
+    scales: { lexical: m[4] ?? DEFAULT_FUSION.scales.lexical, vector: m[5] ?? DEFAULT_FUSION.scales.vector },
   };
 }
 
 /** @param {{method: string, vectorWeight: number, candidates: number}} f */
-const fusionLabel = (f) => (f.method === 'rrf' ? `rrf@${f.candidates}` : `w${f.vectorWeight}@${f.candidates}`);
+const fusionLabel = (f) => (f.method === 'rrf' ? `rrf@${f.candidates}` : `w${f.vectorWeight}@${f.candidates},${f.scales.lexical.slice(0, 3)},${f.scales.vector}`);
 
 const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--embeddings] [--fusion F]...
        [--misses] [--json]

@@ -1,0 +1,266 @@
+// Meaning search through a real daemon (docs/embeddings.md): facts embedded
+// in the background by a fake Ollama or OpenAI-compatible server on
+// 127.0.0.1 whose vectors carry meaning (GloVe averages), a paraphrase found
+// with no word in common, exact words still first, and every way a provider
+// fails: down, hung, garbage, wrong dimensions, a refused key. None of them
+// fails or slows a write or a search, and what waits is embedded once the
+// provider is back, across restarts.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { AdminReembed, DaemonStatus, MemoryAdd, MemoryReflect, MemorySearch, type ResultOf } from '@memoryd/protocol';
+import {
+  cleanupAll,
+  type DaemonHandle,
+  type FakeEmbedder,
+  loadGlove,
+  spawnDaemon,
+  startDaemon,
+  startFakeEmbedder,
+  tempDir,
+  trackCloser,
+  waitFor,
+} from '@memoryd/test-support';
+import { connect, type RpcClient } from './helpers/rpc.js';
+
+after(cleanupAll);
+
+const AGENT = 'maya-home';
+const FACTS = [
+  'Maya prefers green tea over coffee in the morning.',
+  'The deploy pipeline runs every Friday at noon.',
+  'Her dentist appointment is on March 3rd.',
+  'The wifi password is stored in the kitchen drawer.',
+  'Maya is allergic to peanuts and shellfish.',
+  'The car needs new tyres before the winter.',
+];
+
+/** Bound on the background queue embedding a few facts (its first backoff is 1 s, doubling). */
+const EMBED_WAIT_MS = 20_000;
+
+async function fake(options: Parameters<typeof startFakeEmbedder>[0] = {}): Promise<FakeEmbedder> {
+  const server = await startFakeEmbedder(options);
+  trackCloser(() => server.close());
+  return server;
+}
+
+async function daemon(dir: string, args: string[]): Promise<{ d: DaemonHandle; c: RpcClient }> {
+  const d = await startDaemon({ socket: join(dir, 'd.sock'), dataDir: join(dir, 'data'), args });
+  const c = await connect(d.socket);
+  trackCloser(() => c.close());
+  return { d, c };
+}
+
+type Embeddings = NonNullable<ResultOf<typeof DaemonStatus>['embeddings']>;
+
+async function embeddingsOf(c: RpcClient): Promise<Embeddings> {
+  const s = await c.ok(DaemonStatus, {});
+  assert.ok(s.embeddings !== undefined, 'status carries embeddings');
+  return s.embeddings;
+}
+
+async function settled(c: RpcClient, what = 'every fact embedded'): Promise<Embeddings> {
+  let last: Embeddings | undefined;
+  await waitFor(
+    async () => {
+      last = await embeddingsOf(c);
+      return last.pending === 0 && last.dimensions > 0 && last.lastError === undefined;
+    },
+    EMBED_WAIT_MS,
+    what,
+  );
+  return last!;
+}
+
+async function addAll(c: RpcClient, facts = FACTS): Promise<string[]> {
+  const ids: string[] = [];
+  for (const content of facts) ids.push((await c.ok(MemoryAdd, { agentId: AGENT, content })).factId);
+  return ids;
+}
+
+async function search(c: RpcClient, query: string, limit = 3): Promise<string[]> {
+  return (await c.ok(MemorySearch, { agentId: AGENT, query, limit })).facts.map((f) => f.content);
+}
+
+/** Times one call, ms. */
+async function timed<T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await f();
+  return { ms: performance.now() - started, value };
+}
+
+before(async () => {
+  await loadGlove();
+});
+
+describe('meaning search with an embedder', () => {
+  it('finds a paraphrase that shares no word, keeps exact words first, and reports status', async () => {
+    const server = await fake();
+    const dir = tempDir('embed-');
+    const { c } = await daemon(dir, ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
+    await addAll(c);
+    const state = await settled(c);
+    assert.deepEqual(state, { embedder: 'ollama', model: 'fake', dimensions: 100, pending: 0 });
+
+    // No word in common: lexical search finds nothing; meaning search finds the tea.
+    const found = await c.ok(MemorySearch, { agentId: AGENT, query: 'favourite hot beverage', limit: 3 });
+    assert.equal(found.facts[0]?.content, FACTS[0], `tea first: ${JSON.stringify(found.facts.map((f) => f.content))}`);
+    assert.ok(found.facts.every((f) => typeof f.score === 'number' && f.score >= 0 && f.score <= 1), 'fused scores in 0-1');
+    // Exact words keep rank 1.
+    assert.equal((await search(c, 'deploy pipeline Friday'))[0], FACTS[1]);
+    assert.equal((await search(c, 'wifi password'))[0], FACTS[3]);
+  });
+
+  it('drops a fact from meaning search when it is deleted, and embeds its update', async () => {
+    const server = await fake();
+    const { c } = await daemon(tempDir('embed-'), ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
+    const ids = await addAll(c);
+    await settled(c);
+    await c.ok(MemoryReflect, { agentId: AGENT, action: 'delete', factId: ids[0]! });
+    assert.ok(!(await search(c, 'favourite hot beverage', 10)).includes(FACTS[0]!), 'a deleted fact is never found');
+    const updated = await c.ok(MemoryReflect, { agentId: AGENT, action: 'update', factId: ids[5]!, content: 'Maya drinks espresso after lunch.' });
+    assert.ok(updated.supersededBy !== undefined);
+    await settled(c);
+    const got = await search(c, 'favourite hot beverage', 3);
+    assert.equal(got[0], 'Maya drinks espresso after lunch.');
+    assert.ok(!got.includes(FACTS[5]!), 'the superseded version is gone');
+  });
+
+  it('keeps vectors across a restart and embeds only what is new; a new model embeds everything again', async () => {
+    const server = await fake();
+    const dir = tempDir('embed-');
+    const args = ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake'];
+    let { d, c } = await daemon(dir, args);
+    await addAll(c);
+    await settled(c);
+    await c.close();
+    await d.stop();
+    const textsBefore = server.texts;
+
+    ({ d, c } = await daemon(dir, args));
+    await settled(c, 'vectors loaded after the restart');
+    assert.equal(server.texts, textsBefore, 'no fact embedded again');
+    assert.equal((await search(c, 'favourite hot beverage', 1))[0], FACTS[0]);
+    await c.close();
+    await d.stop();
+
+    ({ c } = await daemon(dir, ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'nomic-embed-text']));
+    await settled(c, 'every fact embedded by the new model');
+    assert.ok(server.texts >= textsBefore + FACTS.length, 'every fact embedded again by the other model');
+    assert.equal((await embeddingsOf(c)).model, 'nomic-embed-text');
+  });
+
+  it('rebuild embeds every fact again', async () => {
+    const server = await fake();
+    const { c } = await daemon(tempDir('embed-'), ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
+    await addAll(c);
+    await settled(c);
+    const before = server.texts;
+    assert.deepEqual(await c.ok(AdminReembed, {}), { pending: FACTS.length });
+    await settled(c);
+    assert.ok(server.texts >= before + FACTS.length);
+    assert.equal((await search(c, 'favourite hot beverage', 1))[0], FACTS[0]);
+  });
+
+  it('without an embedder: no embeddings in status, admin.reembed is -32602 with a sentence', async () => {
+    const { c } = await daemon(tempDir('embed-'), []);
+    const s = await c.ok(DaemonStatus, {});
+    assert.equal(s.embeddings, undefined);
+    const e = await c.fail('admin.reembed', {});
+    assert.equal(e.code, -32602);
+    assert.match(e.message, /without an embedder/);
+  });
+});
+
+describe('a provider that fails never fails a write or a search', () => {
+  it('down at start: writes and searches answer at once, lexically; facts wait, and are embedded when it is back', async () => {
+    const server = await fake({ mode: 'down' });
+    const dir = tempDir('embed-');
+    const args = ['--embedder', 'openai', '--embed-url', server.url, '--embed-model', 'fake'];
+    let { d, c } = await daemon(dir, args);
+    const add = await timed(() => addAll(c));
+    assert.ok(add.ms < 5_000, `adds answered (${add.ms.toFixed(0)} ms for ${FACTS.length})`);
+    await waitFor(async () => (await embeddingsOf(c)).lastError !== undefined, EMBED_WAIT_MS, 'the failure reported');
+    const state = await embeddingsOf(c);
+    assert.equal(state.pending, FACTS.length);
+    assert.match(state.lastError!, /HTTP 503/);
+    const s = await timed(() => search(c, 'deploy pipeline'));
+    assert.equal(s.value[0], FACTS[1], 'lexical answer');
+    assert.equal((await search(c, 'favourite hot beverage')).length, 0, 'no meaning without the provider, and no error');
+
+    // Stopped while facts wait: what is pending is read from the store at the next start.
+    await c.close();
+    await d.stop();
+    server.setMode('ok');
+    ({ d, c } = await daemon(dir, args));
+    await settled(c, 'the waiting facts embedded after the restart');
+    assert.equal((await search(c, 'favourite hot beverage', 1))[0], FACTS[0]);
+  });
+
+  it('hung: a search answers lexically within the query bound, and says why', async () => {
+    const server = await fake();
+    const { c } = await daemon(tempDir('embed-'), ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
+    await addAll(c);
+    await settled(c);
+    server.setMode('hang');
+    const s = await timed(() => search(c, 'deploy pipeline friday noon'));
+    assert.equal(s.value[0], FACTS[1]);
+    assert.ok(s.ms < 4_000, `answered in ${s.ms.toFixed(0)} ms (the query bound is 2 s)`);
+    assert.match((await embeddingsOf(c)).lastError ?? '', /did not embed a query within 2000 ms/);
+    // Meanwhile searches do not wait again.
+    const next = await timed(() => search(c, 'car tyres winter'));
+    assert.equal(next.value[0], FACTS[5]);
+    assert.ok(next.ms < 1_000, `the next search did not wait (${next.ms.toFixed(0)} ms)`);
+    const add = await timed(() => c.ok(MemoryAdd, { agentId: AGENT, content: 'The plumber comes on Tuesday.' }));
+    assert.ok(add.ms < 1_000, `an add did not wait for the embedder (${add.ms.toFixed(0)} ms)`);
+  });
+
+  it('garbage and wrong dimensions are refused and reported; good vectors come back', async () => {
+    const server = await fake();
+    const { c } = await daemon(tempDir('embed-'), ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
+    await addAll(c);
+    await settled(c);
+    server.setMode('wrong-dimension');
+    await c.ok(MemoryAdd, { agentId: AGENT, content: 'The plumber comes on Tuesday.' });
+    await waitFor(async () => /dimensions/.test((await embeddingsOf(c)).lastError ?? ''), EMBED_WAIT_MS, 'wrong dimensions reported');
+    assert.equal((await embeddingsOf(c)).pending, 1);
+    assert.equal((await search(c, 'plumber'))[0], 'The plumber comes on Tuesday.', 'found by its words meanwhile');
+    server.setMode('garbage');
+    await waitFor(async () => /not JSON/.test((await embeddingsOf(c)).lastError ?? ''), EMBED_WAIT_MS, 'garbage reported');
+    server.setMode('ok');
+    await settled(c);
+    assert.equal((await embeddingsOf(c)).dimensions, 100);
+  });
+
+  it('an OpenAI-compatible server that wants a key: refused without it, served with --embed-key-file', async () => {
+    const server = await fake({ key: 'sk-test-123' });
+    const dir = tempDir('embed-');
+    let { d, c } = await daemon(dir, ['--embedder', 'openai', '--embed-url', `${server.url}/v1`, '--embed-model', 'fake']);
+    await addAll(c, FACTS.slice(0, 2));
+    await waitFor(async () => /HTTP 401/.test((await embeddingsOf(c)).lastError ?? ''), EMBED_WAIT_MS, '401 reported');
+    await c.close();
+    await d.stop();
+    const keyFile = join(dir, 'key');
+    writeFileSync(keyFile, 'sk-test-123\n', { mode: 0o600 });
+    ({ d, c } = await daemon(dir, ['--embedder', 'openai', '--embed-url', server.url, '--embed-model', 'fake', '--embed-key-file', keyFile]));
+    await settled(c);
+    assert.ok(!d.stderr().includes('sk-test-123'), 'the key is never logged');
+  });
+
+  it('refuses embedding flags that would do nothing (exit 2), and a key file it cannot read (exit 1, one line)', async () => {
+    const dir = tempDir('embed-');
+    for (const [args, code, message] of [
+      [['--embed-model', 'x'], 2, /--embed-model needs --embedder/],
+      [['--embedder', 'bert'], 2, /--embedder must be one of none, ollama, openai, local/],
+      [['--embedder', 'ollama', '--embed-url', 'ftp://x'], 2, /--embed-url must be an http/],
+      [['--embedder', 'ollama', '--embed-key-file', join(dir, 'k')], 2, /--embed-key-file is for --embedder openai/],
+      [['--embedder', 'openai', '--embed-key-file', join(dir, 'missing')], 1, /^memoryd: cannot start: cannot read --embed-key-file .*missing: ENOENT/],
+    ] as const) {
+      const d = await spawnDaemon({ socket: join(dir, 'd.sock'), dataDir: join(dir, 'data'), args: [...args], wait: 'exit' });
+      const exit = await d.exited;
+      assert.equal(exit.code, code, `${args.join(' ')}: exit ${code} (${d.stderr()})`);
+      assert.match(d.lastStderrLine(), message);
+    }
+  });
+});
