@@ -46,6 +46,11 @@ const QUERY_PAUSE_MS = 10_000;
 /** First wait after the embedder failed the queue; doubles up to {@link MAX_BACKOFF_MS}. */
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 60_000;
+/**
+ * A queue shorter than a batch waits this long for more before it is
+ * embedded: one call and one write for a burst of adds, not one each.
+ */
+const GATHER_MS = 100;
 /** Query vectors kept (agents repeat their questions). */
 const QUERY_CACHE = 256;
 
@@ -287,7 +292,8 @@ export class Embeddings {
         queued = this.#queue(c.agentId, c.id) || queued;
       }
     }
-    if (queued) this.#wakeup.wake();
+    // An idle worker starts at once (then gathers); a gathering one is cut short by a full batch.
+    if (queued && (this.#pendingCount === 1 || this.#pendingCount >= this.#embedder.maxBatch)) this.#wakeup.wake();
   }
 
   #queue(agentId: string, id: string): boolean {
@@ -382,6 +388,7 @@ export class Embeddings {
     });
     let backoff = FIRST_BACKOFF_MS;
     while (!this.#closed) {
+      if (this.#pendingCount > 0 && this.#pendingCount < this.#embedder.maxBatch) await this.#wakeup.sleep(GATHER_MS);
       const batch = this.#nextBatch();
       if (batch === undefined) {
         await this.#wakeup.sleep(Infinity);

@@ -94,6 +94,27 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Writes `ops` at once, without sync, beside the group: for records
+   * made again from the facts should a crash lose them (meaning search's
+   * vectors), so that no write waits on an fsync for their sake. LevelDB
+   * keeps its log in order: a later synced batch carries these too. A
+   * failure here refuses later writes as any failed write does.
+   */
+  async writeUnsynced(ops: BatchOp[]): Promise<void> {
+    if (this.#failure !== undefined) throw this.#failure;
+    try {
+      await this.#write(ops, { sync: false });
+    } catch (err) {
+      if (this.#failure === undefined) {
+        this.#failureCause = rootCause(err);
+        this.#failure = readOnly(this.#failureCause, err);
+        this.#onFailure(err);
+      }
+      throw err;
+    }
+  }
+
   #flush(): void {
     const group = this.#next;
     this.#next = undefined;

@@ -23,7 +23,7 @@ import { decodeError, invalidParams } from '../../errors.js';
  *   !stats!<agentId>                 {facts, checkpoints, length} of an agent with
  *                                    facts or checkpoints > 0 (length: the summed
  *                                    search length of its current facts)
- *   !vec!<agentId>\x00<factId>       the current fact's vector: `<space>\n<float32 LE, base64>`
+ *   !vec!<agentId>\x00<factId>       the current fact's vector: `<space>\n<scale>\n<int8s, base64>`
  *                                    (store/level/vectors.ts); deleted in the batch that
  *                                    takes the fact out of the current set
  *   !meta!index                      what the search data was made by (index-build.ts)

@@ -1,0 +1,170 @@
+// `npm run bench:embeddings`: what meaning search costs a write. Two
+// daemons of this checkout, one without an embedder and one with
+// (--embedder openai against scripts/bench/search/embed-server.mjs in a
+// process of its own, hash vectors of 384 dimensions), take memory.add in
+// interleaved rounds on one connection each, sync writes as shipped; the
+// embedding daemon embeds in the background meanwhile, which is the point.
+// Prints p50, p99 and throughput of each, and the embedding one's ÷ the
+// other's; then how far behind the queue was when the adds stopped and how
+// long it took to catch up. Progress goes to stderr.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
+import { connect } from './ndjson-client.mjs';
+import { formatTable, percentile } from './stats.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const DAEMON_BIN = path.resolve(here, '../../packages/daemon/bin/memoryd.js');
+
+const HELP = `usage: node scripts/bench/embeddings.mjs [--rounds N] [--adds N] [--dims N] [--json]
+
+memory.add on a daemon without an embedder and on one with an embedder
+(hash vectors from a local server of its own), interleaved: each round
+sends --adds adds to one, then to the other, the order swapped every
+round, one request in flight. Reports each daemon's p50, p99 and adds per
+second and the embedding daemon's ratios to the plain one (1.00: no cost),
+and the embedding queue's backlog when the adds stop.
+
+  --rounds N  rounds, 2-200 (default 10)
+  --adds N    adds a daemon per round, 10-10000 (default 500)
+  --dims N    the vectors' dimensions, 8-4096 (default 384)
+  --json      print the figures as one JSON document
+  --help      this text`;
+
+function parseArgs(argv) {
+  const opts = { rounds: 10, adds: 500, dims: 384, json: false, help: false };
+  const int = (flag, raw, min, max) => {
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v < min || v > max) throw Object.assign(new Error(`${flag} needs an integer from ${min} to ${max}`), { exitCode: 2 });
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--rounds') opts.rounds = int(a, argv[++i], 2, 200);
+    else if (a === '--adds') opts.adds = int(a, argv[++i], 10, 10_000);
+    else if (a === '--dims') opts.dims = int(a, argv[++i], 8, 4096);
+    else if (a === '--json') opts.json = true;
+    else if (a === '--help' || a === '-h') opts.help = true;
+    else throw Object.assign(new Error(`unknown argument ${JSON.stringify(a)}\n(see --help)`), { exitCode: 2 });
+  }
+  return opts;
+}
+
+const progress = (line) => process.stderr.write(`bench:embeddings: ${line}\n`);
+
+/** The embed server's URL, from its first stderr line. */
+async function startEmbedServer(dims) {
+  const child = startNode('embed server', [path.join(here, 'search/embed-server.mjs'), String(dims)], process.env);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.proc.stderr?.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(out.split('\n')[0].trim());
+    });
+    child.exited.then(() => reject(new Error('the embed server exited before it listened')));
+  });
+  return { child, url };
+}
+
+async function startDaemon(label, dir, extra) {
+  const socketPath = path.join(dir, `${label}.sock`);
+  const child = startNode(label, [DAEMON_BIN, '--socket', socketPath, '--data-dir', path.join(dir, label), '--log-level', 'warn', ...extra]);
+  await waitForSocket(child, socketPath);
+  const client = await connect(socketPath);
+  return { label, child, client };
+}
+
+/** `n` adds of fresh texts, one in flight; their latencies in ns. */
+async function adds(d, n, round) {
+  const samples = [];
+  for (let i = 0; i < n; i++) {
+    const content = `round ${round} fact ${i} of ${d.label}: the build cache on worker ${(i * 7919) % 1000} was cleared after ${i % 60} minutes`;
+    const started = process.hrtime.bigint();
+    await d.client.request('memory.add', { agentId: 'bench', content });
+    samples.push(Number(process.hrtime.bigint() - started));
+  }
+  return samples;
+}
+
+function figures(samples, ms) {
+  const sorted = Float64Array.from(samples).sort();
+  return { adds: samples.length, p50Ms: percentile(sorted, 50) / 1e6, p99Ms: percentile(sorted, 99) / 1e6, perSecond: samples.length / (ms / 1000) };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.help) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
+  assertDaemonBuilt();
+  const dir = makeTempDir('memoryd-bench-embeddings-');
+  const embed = await startEmbedServer(opts.dims);
+  const plain = await startDaemon('plain', dir, []);
+  const hybrid = await startDaemon('embedding', dir, ['--embedder', 'openai', '--embed-url', embed.url, '--embed-model', `hash-${opts.dims}`]);
+  const daemons = [plain, hybrid];
+  const samples = new Map(daemons.map((d) => [d, []]));
+  const busyMs = new Map(daemons.map((d) => [d, 0]));
+  try {
+    for (let r = 0; r < opts.rounds; r++) {
+      const order = r % 2 === 0 ? daemons : [...daemons].reverse();
+      for (const d of order) {
+        const started = performance.now();
+        samples.get(d).push(...(await adds(d, opts.adds, r)));
+        busyMs.set(d, busyMs.get(d) + performance.now() - started);
+      }
+      progress(`round ${r + 1}/${opts.rounds} done`);
+    }
+    const status = await hybrid.client.request('daemon.status', {});
+    const backlog = status.embeddings.pending;
+    const started = Date.now();
+    for (;;) {
+      const s = await hybrid.client.request('daemon.status', {});
+      if (s.embeddings.pending === 0) break;
+      if (Date.now() - started > 600_000) throw new Error(`not caught up after 10 minutes: ${JSON.stringify(s.embeddings)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const catchUpMs = Date.now() - started;
+    const a = figures(samples.get(plain), busyMs.get(plain));
+    const b = figures(samples.get(hybrid), busyMs.get(hybrid));
+    const doc = {
+      meta: { startedAt: new Date().toISOString(), node: process.version, cpus: os.cpus().length, rounds: opts.rounds, addsPerRound: opts.adds, dims: opts.dims },
+      plain: a,
+      embedding: b,
+      ratio: { p50: b.p50Ms / a.p50Ms, p99: b.p99Ms / a.p99Ms, perSecond: b.perSecond / a.perSecond },
+      queue: { backlogAtEnd: backlog, catchUpMs },
+    };
+    if (opts.json) process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    else {
+      const row = (name, f) => [name, f.adds, f.p50Ms.toFixed(3), f.p99Ms.toFixed(3), Math.round(f.perSecond)];
+      process.stdout.write(
+        `${formatTable(['daemon', 'adds', 'p50 ms', 'p99 ms', 'adds/s'], [row('plain', a), row('embedding', b)])}\n\n` +
+          `embedding ÷ plain: p50 ${doc.ratio.p50.toFixed(3)}, p99 ${doc.ratio.p99.toFixed(3)}, adds/s ${doc.ratio.perSecond.toFixed(3)}\n` +
+          `the embedding queue was ${backlog} facts behind when the adds stopped; caught up ${catchUpMs} ms later\n`,
+      );
+    }
+    return 0;
+  } finally {
+    for (const d of daemons) {
+      await d.client.close().catch(() => {});
+      await stopChild(d.child);
+    }
+    await stopChild(embed.child);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => {
+    cleanupSync();
+    process.exit(code);
+  },
+  (err) => {
+    process.stderr.write(`bench:embeddings: ${err?.exitCode === 2 ? err.message : (err?.stack ?? err)}\n`);
+    cleanupSync();
+    process.exit(err?.exitCode ?? 1);
+  },
+);
