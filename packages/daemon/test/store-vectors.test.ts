@@ -15,6 +15,7 @@ import { openTempStore, useStoreCleanup } from './helpers/store.js';
 
 type VectorStore = ReturnType<MemoryStore['vectors']>;
 type FactChange = Parameters<Parameters<VectorStore['onFactChanges']>[0]>[0][number];
+type StoredVector = Parameters<VectorStore['putVectors']>[2][number];
 
 const ON_PG = process.env['MEMORYD_TEST_STORE'] === 'postgres';
 const SKIP = ON_PG ? PG_SKIP : false;
@@ -52,6 +53,13 @@ function plain(v: { id: string; vector: Float32Array }[]): Array<{ id: string; v
     return [...vector].map((x) => (max === 0 ? 0 : Math.round((x / max) * 127) || 0));
   };
   return v.map(({ id, vector }) => ({ id, vector: q(vector) })).sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** An agent's vectors and missing facts, its pages gathered. */
+async function load(vectors: VectorStore, space: string, agentId: string): Promise<{ vectors: StoredVector[]; missing: string[] }> {
+  const got: StoredVector[] = [];
+  const missing = await vectors.loadVectors(space, agentId, (page) => got.push(...page));
+  return { vectors: got, missing };
 }
 
 /** Waits, bounded, until `done()` holds. */
@@ -95,23 +103,23 @@ describe(`vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, { skip: S
     const a = (await store.addFact({ agentId, content: 'alpha fact' })).factId;
     const b = (await store.addFact({ agentId, content: 'beta fact' })).factId;
     const c = (await store.addFact({ agentId, content: 'gamma fact' })).factId;
-    assert.deepEqual(plain((await v.loadVectors(SPACE, agentId)).vectors), []);
-    assert.deepEqual((await v.loadVectors(SPACE, agentId)).missing.sort(), [a, b, c].sort());
+    assert.deepEqual(plain((await load(v, SPACE, agentId)).vectors), []);
+    assert.deepEqual((await load(v, SPACE, agentId)).missing.sort(), [a, b, c].sort());
 
     const odd = Float32Array.from([-0, 3.4028234663852886e38, 1.401298464324817e-45, Math.fround(Math.PI)]);
     assert.deepEqual((await v.putVectors(SPACE, agentId, [{ id: a, vector: odd }, { id: b, vector: vec(2) }])).sort(), [a, b].sort());
-    const loaded = await v.loadVectors(SPACE, agentId);
+    const loaded = await load(v, SPACE, agentId);
     assert.deepEqual(plain(loaded.vectors), plain([{ id: a, vector: odd }, { id: b, vector: vec(2) }]));
     assert.deepEqual(loaded.missing, [c]);
     assert.deepEqual(plain(await v.readVectors(SPACE, agentId, [b, c, a])), plain([{ id: a, vector: odd }, { id: b, vector: vec(2) }]));
 
     // A vector of another space is missing in this one, and a new one replaces it.
     const other = 'other-model:4';
-    assert.deepEqual((await v.loadVectors(other, agentId)).missing.sort(), [a, b, c].sort());
+    assert.deepEqual((await load(v, other, agentId)).missing.sort(), [a, b, c].sort());
     assert.deepEqual(await v.readVectors(other, agentId, [a, b]), []);
     assert.deepEqual(await v.putVectors(other, agentId, [{ id: a, vector: vec(7) }]), [a]);
-    assert.deepEqual(plain((await v.loadVectors(other, agentId)).vectors), plain([{ id: a, vector: vec(7) }]));
-    const again = await v.loadVectors(SPACE, agentId);
+    assert.deepEqual(plain((await load(v, other, agentId)).vectors), plain([{ id: a, vector: vec(7) }]));
+    const again = await load(v, SPACE, agentId);
     assert.deepEqual(plain(again.vectors), plain([{ id: b, vector: vec(2) }]));
     assert.deepEqual(again.missing.sort(), [a, c].sort());
     assert.deepEqual(await v.agentsWithFacts(), [{ agentId, facts: 3 }]);
@@ -133,7 +141,7 @@ describe(`vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, { skip: S
     const { supersededBy: c2 } = await store.reflect({ agentId, action: 'update', factId: c!, content: 'fact three, revised' });
     await store.reflect({ agentId, action: 'delete', factId: d! });
     assert.deepEqual(await v.readVectors(SPACE, agentId, [c!, d!]), [], 'no vector left of a retired fact');
-    const loaded = await v.loadVectors(SPACE, agentId);
+    const loaded = await load(v, SPACE, agentId);
     assert.deepEqual(plain(loaded.vectors), plain([{ id: a2!, vector: vec(4) }]));
     assert.deepEqual(loaded.missing, [c2]);
 
@@ -146,6 +154,34 @@ describe(`vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, { skip: S
     const listed = (await store.listFacts({ agentId })).facts;
     assert.deepEqual(await v.readFacts(agentId, ids), [c2, a2].map((id) => listed.find((f) => f.id === id)));
     assert.deepEqual(await v.readFacts(agentId, []), []);
+  });
+
+  it('loads thousands of vectors a page at a time, with missing facts and left-over vectors between them', async () => {
+    const store = await freshStore();
+    const v = store.vectors();
+    const agentId = 'pages';
+    const ids: string[] = [];
+    for (let i = 0; i < 2_500; i++) ids.push((await store.addFact({ agentId, content: `fact number ${i} of many` })).factId);
+    const embedded = ids.filter((_, i) => i % 7 !== 3);
+    for (let i = 0; i < embedded.length; i += 500) {
+      await v.putVectors(SPACE, agentId, embedded.slice(i, i + 500).map((id, j) => ({ id, vector: vec(i + j + 1) })));
+    }
+    // Retired facts take their vectors with them; the load must step over their gaps.
+    const retired = embedded.filter((_, i) => i % 11 === 5);
+    for (const id of retired) await store.reflect({ agentId, action: 'delete', factId: id });
+    const pages: number[] = [];
+    const got: StoredVector[] = [];
+    const missing = await v.loadVectors(SPACE, agentId, (page) => {
+      pages.push(page.length);
+      got.push(...page);
+    });
+    const gone = new Set(retired);
+    assert.deepEqual(got.map((x) => x.id).sort(), embedded.filter((id) => !gone.has(id)).sort());
+    assert.deepEqual(missing.sort(), ids.filter((_, i) => i % 7 === 3).sort());
+    assert.ok(ON_PG || pages.length >= 2, `more than one page (${pages.join(', ')})`);
+    const byId = new Map(got.map((x) => [x.id, x.vector]));
+    const at = embedded.indexOf(got[0]!.id);
+    assert.deepEqual(plain([{ id: got[0]!.id, vector: byId.get(got[0]!.id)! }]), plain([{ id: got[0]!.id, vector: vec(at + 1) }]));
   });
 
   it('drops every vector, of every agent and space', async () => {
@@ -161,8 +197,8 @@ describe(`vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, { skip: S
       { agentId: 'drop-2', facts: 1 },
     ]);
     await v.dropVectors();
-    assert.deepEqual(await v.loadVectors(SPACE, 'drop-1'), { vectors: [], missing: [a] });
-    assert.deepEqual(await v.loadVectors('other-model:4', 'drop-2'), { vectors: [], missing: [b] });
+    assert.deepEqual(await load(v, SPACE, 'drop-1'), { vectors: [], missing: [a] });
+    assert.deepEqual(await load(v, 'other-model:4', 'drop-2'), { vectors: [], missing: [b] });
     // The facts themselves stay.
     assert.deepEqual((await v.readFacts('drop-2', [b])).map((f) => f.tags), [['t']]);
   });
@@ -203,7 +239,7 @@ describe('vectors of meaning search: two daemons on one PostgreSQL database', { 
     await eventually('the second daemon hears of the add', () => has(heard, agentId, a, 1));
     assert.deepEqual(await one.vectors().putVectors(SPACE, agentId, [{ id: a, vector: vec(5) }]), [a]);
     assert.deepEqual(plain(await two.vectors().readVectors(SPACE, agentId, [a])), plain([{ id: a, vector: vec(5) }]));
-    assert.deepEqual(plain((await two.vectors().loadVectors(SPACE, agentId)).vectors), plain([{ id: a, vector: vec(5) }]));
+    assert.deepEqual(plain((await load(two.vectors(), SPACE, agentId)).vectors), plain([{ id: a, vector: vec(5) }]));
     const { supersededBy: a2 } = await one.reflect({ agentId, action: 'update', factId: a, content: 'revised by the first daemon' });
     await eventually('the second daemon hears of the update', () => last(heard, a) === -1 && last(heard, a2!) === 1);
     await one.reflect({ agentId, action: 'delete', factId: a2! });

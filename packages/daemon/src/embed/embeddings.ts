@@ -203,7 +203,9 @@ export class Embeddings {
     const index = this.#indexes.get(agentId);
     if (index === undefined || index.size === 0) return lexical(want);
     const n = Math.max(want, this.#fusion.candidates);
-    const [lex, queryVector] = await Promise.all([lexical(n), this.#queryVector(query, index.dimensions)]);
+    // The query's vector is asked for first: the lexical search runs while it is on its way.
+    const asked = this.#queryVector(query, index.dimensions);
+    const [lex, queryVector] = await Promise.all([lexical(n), asked]);
     if (queryVector === undefined) return lex.slice(0, want);
     const hits = index.search(queryVector, n);
     const byId = new Map(lex.map((f) => [f.id, f]));
@@ -318,10 +320,11 @@ export class Embeddings {
     const gone = new Set<string>();
     this.#loading.set(agentId, gone);
     try {
-      const { vectors, missing } = await this.#store.loadVectors(this.#embedder.space, agentId);
-      if (generation !== this.#generation) return 0;
       const stale: string[] = [];
-      this.#index(agentId, vectors, stale);
+      const missing = await this.#store.loadVectors(this.#embedder.space, agentId, (page) => {
+        if (generation === this.#generation) this.#index(agentId, page, stale);
+      });
+      if (generation !== this.#generation) return 0;
       for (const id of gone) this.#indexes.get(agentId)?.delete(id);
       this.#loaded.add(agentId);
       let queued = 0;

@@ -25,11 +25,14 @@ export interface VectorStore {
   /** Agents with at least one current fact, and how many each has. */
   agentsWithFacts(): Promise<Array<{ agentId: string; facts: number }>>;
   /**
-   * An agent's stored vectors of `space`, for its current facts, and the
-   * current facts without one (or with one of another space). Vectors
-   * left by a fact no longer current are deleted on the way.
+   * An agent's stored vectors of `space`, for its current facts, given to
+   * `accept` a page at a time (an agent may have a million: neither they
+   * nor their records are ever all in memory at once as objects, and the
+   * event loop gets its turn between pages); resolves with the current
+   * facts without one (or with one of another space). Vectors left by a
+   * fact no longer current are deleted on the way.
    */
-  loadVectors(space: string, agentId: string): Promise<{ vectors: StoredVector[]; missing: string[] }>;
+  loadVectors(space: string, agentId: string, accept: (page: readonly StoredVector[]) => void): Promise<string[]>;
   /** The stored vectors of `space` among `ids` (another daemon may have made them). */
   readVectors(space: string, agentId: string, ids: readonly string[]): Promise<StoredVector[]>;
   /** The text to embed of each current fact among `ids`; a fact no longer current is left out. */

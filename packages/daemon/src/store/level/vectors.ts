@@ -36,6 +36,9 @@ export function decodeVector(what: string, text: string): { space: string; vecto
   return { space: text.slice(0, at), vector };
 }
 
+/** Vectors (and facts) read at a time when an agent's vectors load. */
+const LOAD_PAGE = 1_000;
+
 /** The id part of a record key of `agentId`. */
 function idOf(key: string): string {
   return splitKey(key).rest;
@@ -58,29 +61,65 @@ export class LevelVectors implements VectorStore {
     return [...this.#ctx.counters.entries()].filter(([, s]) => s.facts > 0).map(([agentId, s]) => ({ agentId, facts: s.facts }));
   }
 
-  async loadVectors(space: string, agentId: string): Promise<{ vectors: StoredVector[]; missing: string[] }> {
+  async loadVectors(space: string, agentId: string, accept: (page: readonly StoredVector[]) => void): Promise<string[]> {
     const { subs } = this.#ctx;
-    const [facts, stored] = await Promise.all([
-      guard(`read facts of agent ${agentId}`, () => subs.fact.iterator(agentRange(agentId)).all()),
-      guard(`read vectors of agent ${agentId}`, () => subs.vec.iterator(agentRange(agentId)).all()),
-    ]);
-    const current = new Set(facts.map(([key]) => idOf(key)));
-    const vectors: StoredVector[] = [];
+    const range = agentRange(agentId);
+    const facts = subs.fact.iterator(range);
+    const vecs = subs.vec.iterator(range);
+    const missing: string[] = [];
     const orphans: string[] = [];
-    const have = new Set<string>();
-    for (const [key, text] of stored) {
-      const id = idOf(key);
-      if (!current.has(id)) {
-        orphans.push(id);
-        continue;
+    try {
+      // Both are in key order (<agent>\0<fact id>): a merge of the two, a page of each at a time.
+      let factPage: Array<[string, string]> = [];
+      let vecPage: Array<[string, string]> = [];
+      let f = 0;
+      let v = 0;
+      const nextFact = async (): Promise<string | undefined> => {
+        if (f === factPage.length) {
+          factPage = await guard(`read facts of agent ${agentId}`, () => facts.nextv(LOAD_PAGE));
+          f = 0;
+        }
+        return f < factPage.length ? idOf(factPage[f]![0]) : undefined;
+      };
+      const nextVec = async (): Promise<[string, string] | undefined> => {
+        if (v === vecPage.length) {
+          vecPage = await guard(`read vectors of agent ${agentId}`, () => vecs.nextv(LOAD_PAGE));
+          v = 0;
+        }
+        return v < vecPage.length ? vecPage[v] : undefined;
+      };
+      let page: StoredVector[] = [];
+      for (;;) {
+        const factId = await nextFact();
+        const entry = await nextVec();
+        if (factId === undefined && entry === undefined) break;
+        const vecId = entry === undefined ? undefined : idOf(entry[0]);
+        if (vecId !== undefined && (factId === undefined || vecId < factId)) {
+          orphans.push(vecId);
+          v++;
+          continue;
+        }
+        f++;
+        if (entry === undefined || vecId !== factId || vecId === undefined) {
+          missing.push(factId!);
+          continue;
+        }
+        v++;
+        const decoded = decodeVector(`vector of fact ${vecId} of agent ${agentId}`, entry[1]);
+        if (decoded.space !== space) missing.push(vecId);
+        else page.push({ id: vecId, vector: decoded.vector });
+        if (page.length === LOAD_PAGE) {
+          accept(page);
+          page = [];
+          await new Promise((resolve) => setImmediate(resolve));
+        }
       }
-      const decoded = decodeVector(`vector of fact ${id} of agent ${agentId}`, text);
-      if (decoded.space !== space) continue;
-      vectors.push({ id, vector: decoded.vector });
-      have.add(id);
+      if (page.length > 0) accept(page);
+    } finally {
+      await Promise.allSettled([facts.close(), vecs.close()]);
     }
     if (orphans.length > 0) await this.#deleteOrphans(agentId, orphans);
-    return { vectors, missing: [...current].filter((id) => !have.has(id)) };
+    return missing;
   }
 
   async readVectors(space: string, agentId: string, ids: readonly string[]): Promise<StoredVector[]> {

@@ -66,6 +66,9 @@ const PUT_VECTORS = `INSERT INTO fact_vectors (agent_id, fact_id, space, vec)
  * them made. Changes to the current facts reach listeners by the
  * machinery that keeps the search indexes in step (pg-search-index.ts).
  */
+/** Rows read at a time when an agent's vectors load. */
+const LOAD_PAGE = 5_000;
+
 export class PgVectors implements VectorStore {
   readonly #sql: PgStatements;
   readonly #changes: PgFactChanges;
@@ -84,23 +87,28 @@ export class PgVectors implements VectorStore {
     return rows.map((r) => ({ agentId: r.agent_id, facts: Number(r.facts) }));
   }
 
-  async loadVectors(space: string, agentId: string): Promise<{ vectors: StoredVector[]; missing: string[] }> {
+  async loadVectors(space: string, agentId: string, accept: (page: readonly StoredVector[]) => void): Promise<string[]> {
     // No vector of a fact no longer current is left to delete: the trigger and the foreign key saw to it.
-    const rows = await this.#sql.query<{ id: string; vec: Buffer | null }>(
-      `read vectors of agent ${agentId}`,
-      `SELECT f.id, v.vec FROM facts f
-         LEFT JOIN fact_vectors v ON v.agent_id = f.agent_id AND v.fact_id = f.id AND v.space = $2
-        WHERE f.agent_id = $1 AND f.dedup_key IS NOT NULL
-        ORDER BY f.id`,
-      [agentId, space],
-    );
-    const vectors: StoredVector[] = [];
+    // A page at a time, by id: a million vectors are never one result in memory.
     const missing: string[] = [];
-    for (const { id, vec } of rows) {
-      if (vec === null) missing.push(id);
-      else vectors.push({ id, vector: vectorOfBytes(`vector of fact ${id} of agent ${agentId}`, vec) });
+    for (let after = ''; ; ) {
+      const rows = await this.#sql.query<{ id: string; vec: Buffer | null }>(
+        `read vectors of agent ${agentId}`,
+        `SELECT f.id, v.vec FROM facts f
+           LEFT JOIN fact_vectors v ON v.agent_id = f.agent_id AND v.fact_id = f.id AND v.space = $2
+          WHERE f.agent_id = $1 AND f.dedup_key IS NOT NULL AND f.id > $3
+          ORDER BY f.id LIMIT ${LOAD_PAGE}`,
+        [agentId, space, after],
+      );
+      const page: StoredVector[] = [];
+      for (const { id, vec } of rows) {
+        if (vec === null) missing.push(id);
+        else page.push({ id, vector: vectorOfBytes(`vector of fact ${id} of agent ${agentId}`, vec) });
+      }
+      if (page.length > 0) accept(page);
+      if (rows.length < LOAD_PAGE) return missing;
+      after = rows[rows.length - 1]!.id;
     }
-    return { vectors, missing };
   }
 
   async readVectors(space: string, agentId: string, ids: readonly string[]): Promise<StoredVector[]> {
