@@ -219,17 +219,18 @@ export class Embeddings {
       const coverage = this.#fusion.scales.lexical === 'coverage' ? termCoverage(query, lex) : undefined;
       fused = fuseWeighted(lexRanked, cosines, this.#fusion.vectorWeight, this.#fusion.scales, coverage);
     }
-    // Read only what can make the answer: a fact the lexical side did not return is read here.
-    const top = fused.slice(0, want + 8);
-    const unread = top.filter((f) => !byId.has(f.id)).map((f) => f.id);
-    for (const fact of await this.#store.readFacts(agentId, unread)) byId.set(fact.id, fact);
+    // Read only what makes the answer: the facts the lexical side did not return, a limit's worth
+    // at a time (one not current any more, its removal on its way to the index, is left out).
     const out: Fact[] = [];
-    for (const f of top) {
-      const fact = byId.get(f.id);
-      // Not current any more (its removal is on its way to the index): left out.
-      if (fact === undefined) continue;
-      out.push({ ...fact, score: f.score });
-      if (out.length === want) break;
+    for (let from = 0; out.length < want && from < fused.length; ) {
+      const next = fused.slice(from, from + want - out.length);
+      from += next.length;
+      const unread = next.filter((f) => !byId.has(f.id)).map((f) => f.id);
+      if (unread.length > 0) for (const fact of await this.#store.readFacts(agentId, unread)) byId.set(fact.id, fact);
+      for (const f of next) {
+        const fact = byId.get(f.id);
+        if (fact !== undefined) out.push({ ...fact, score: f.score });
+      }
     }
     return out;
   }

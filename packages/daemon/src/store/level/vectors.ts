@@ -1,7 +1,7 @@
 import type { Fact } from '@memoryd/protocol';
 import { decodeError } from '../../errors.js';
 import type { FactChange, StoredVector, VectorStore } from '../vector-store.js';
-import { decodeFact } from './codec.js';
+import { type StoredFact, decodeFact } from './codec.js';
 import type { StoreContext } from './context.js';
 import { guard } from './db.js';
 import { toFact } from './facts.js';
@@ -169,15 +169,24 @@ export class LevelVectors implements VectorStore {
     this.#ctx.factListeners.push(listener);
   }
 
-  async #facts(agentId: string, ids: readonly string[]) {
+  /** Current facts among `ids`, in order: from the search's fact cache where it has them, one read for the rest. */
+  async #facts(agentId: string, ids: readonly string[]): Promise<StoredFact[]> {
     if (ids.length === 0) return [];
-    const texts = await guard(`read facts of agent ${agentId}`, () => this.#ctx.subs.fact.getMany(ids.map((id) => recordKey(agentId, id))));
-    const out = [];
-    for (let i = 0; i < ids.length; i++) {
-      const text = texts[i];
-      if (text !== undefined) out.push(decodeFact(`fact ${ids[i]} of agent ${agentId}`, text, ids[i]!));
+    const { facts: cache, subs } = this.#ctx;
+    const found: Array<StoredFact | undefined> = ids.map((id) => cache.get(agentId, id));
+    const unread = ids.filter((_, i) => found[i] === undefined);
+    if (unread.length > 0) {
+      const texts = await guard(`read facts of agent ${agentId}`, () => subs.fact.getMany(unread.map((id) => recordKey(agentId, id))));
+      const read = new Map<string, StoredFact>();
+      unread.forEach((id, i) => {
+        const text = texts[i];
+        if (text !== undefined) read.set(id, decodeFact(`fact ${id} of agent ${agentId}`, text, id));
+      });
+      ids.forEach((id, i) => {
+        if (found[i] === undefined) found[i] = read.get(id);
+      });
     }
-    return out;
+    return found.filter((f): f is StoredFact => f !== undefined);
   }
 
   async #deleteOrphans(agentId: string, ids: readonly string[]): Promise<void> {
