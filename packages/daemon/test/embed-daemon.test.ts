@@ -145,10 +145,16 @@ describe('meaning search with an embedder', () => {
     await c.close();
     await d.stop();
 
-    ({ c } = await daemon(dir, ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'nomic-embed-text']));
+    ({ d, c } = await daemon(dir, ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'nomic-embed-text']));
     await settled(c, 'every fact embedded by the new model');
     assert.ok(server.texts >= textsBefore + FACTS.length, 'every fact embedded again by the other model');
     assert.equal((await embeddingsOf(c)).model, 'nomic-embed-text');
+    await c.close();
+    await d.stop();
+
+    // The store with its vectors passes --verify.
+    const verify = await spawnDaemon({ socket: join(dir, 'd.sock'), dataDir: join(dir, 'data'), args: ['--verify'], wait: 'exit' });
+    assert.equal((await verify.exited).code, 0, verify.stdout() + verify.stderr());
   });
 
   it('rebuild embeds every fact again', async () => {

@@ -177,7 +177,8 @@ async function repairRecords(db: Db, salvaged: BatchWrite[], logger: Logger): Pr
   const old = await oldCounters(subs);
   await guard('drop the derived records', async () => {
     await db.batch([{ type: 'del', key: subs.meta.fullKey('index') }], { sync: true });
-    await Promise.all([subs.stats.clear(), subs.dedup.clear()]);
+    // Meaning search's vectors too: a daemon with an embedder embeds every fact again at its next start.
+    await Promise.all([subs.stats.clear(), subs.dedup.clear(), subs.vec.clear()]);
   });
   await rebuildDedup(db, subs);
   await ensureIndex(db, subs, true, logger);

@@ -5,6 +5,7 @@ import type { Sublevels } from './db.js';
 import { KEY_SEP, isAgentId, splitDedupRest, splitKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { describeRecord, unseal } from './record-seal.js';
+import { decodeVector } from './vectors.js';
 import type { SealedSublevel } from './sealed-sublevel.js';
 
 /** What a full scan of the store found. */
@@ -99,6 +100,12 @@ export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
     const factKey = agentId + KEY_SEP + id;
     if (hashes.get(factKey) !== hash) problems.push(`dedup entry of agent ${agentId} lists fact ${id}, which is not a current fact holding its text`);
     claimed.add(factKey);
+  });
+  // Meaning search's vectors: each decodes, and belongs to a current fact (the batch that retires a fact deletes its vector).
+  await scan(subs.vec, (key, text) => {
+    const { agentId, rest: id } = splitKey(key);
+    decodeVector('value', text);
+    if (!hashes.has(agentId + KEY_SEP + id)) problems.push(`vector of fact ${id} of agent ${agentId}: its fact is not current`);
   });
   // The LevelDB search index of earlier versions, until the next open clears it: only its seals are checked.
   await scan(subs.post, () => {});
