@@ -13,7 +13,7 @@ import { DaemonClient } from '@memoryd/client';
 
 after(cleanupAll);
 
-const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'resume', 'checkpoints', 'reflect', 'export', 'import', 'backup', 'stop'];
+const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'resume', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'stop'];
 
 describe('memoryctl against a running daemon', () => {
   let d: DaemonHandle;
