@@ -80,6 +80,21 @@ export function loadGlove(): Promise<void> {
   return gloveLoading.then(() => undefined);
 }
 
+/**
+ * A word's raw GloVe vector (100 numbers, not unit length), or null when
+ * GloVe has no such word. Needs {@link loadGlove} first.
+ */
+export function gloveWordVector(word: string): Float64Array | null {
+  if (glove === undefined) throw new Error('gloveWordVector: await loadGlove() first');
+  return wordVector(glove, word);
+}
+
+/** The words GloVe knows, most frequent first (the package keeps them in that order). Needs {@link loadGlove} first. */
+export function gloveWords(): IterableIterator<string> {
+  if (glove === undefined) throw new Error('gloveWords: await loadGlove() first');
+  return glove.offsets.keys();
+}
+
 /** A word's vector (the first 100 of its 102 numbers), or null when GloVe has no such word. */
 function wordVector(g: Glove, word: string): Float64Array | null {
   let v = g.parsed.get(word);
@@ -188,9 +203,13 @@ export type FakeEmbedderMode = 'ok' | 'down' | 'hang' | 'wrong-dimension' | 'gar
 
 /** Options of {@link startFakeEmbedder}. */
 export interface FakeEmbedderOptions {
-  /** `glove` (100 dimensions, with meaning; the default) or `hash` (noise of `dimensions`). */
-  vectors?: 'glove' | 'hash';
-  /** Dimensions of `hash` vectors; 384 by default (a MiniLM- or bge-small-sized model). */
+  /**
+   * `glove` (100 dimensions, with meaning; the default), `concepts`
+   * (concept-embedder.ts's conceptGloveVector: more meaning, `dimensions`
+   * over 100) or `hash` (noise of `dimensions`).
+   */
+  vectors?: 'glove' | 'concepts' | 'hash';
+  /** Dimensions of `concepts` and `hash` vectors; 384 by default (a MiniLM- or bge-small-sized model). */
   dimensions?: number;
   /** When set, /v1/embeddings wants `Authorization: Bearer <key>` (401 otherwise). */
   key?: string;
@@ -251,12 +270,20 @@ function parseInput(body: string): { model: string; texts: string[] } | string {
  * Ollama's `POST /api/embed` and the OpenAI-compatible `POST
  * /v1/embeddings`, so tests run meaning search end to end, through the
  * daemon's real HTTP providers, with no network and no model. Loads GloVe
- * first when asked for `glove` vectors.
+ * first when asked for `glove` vectors, GloVe and WordNet for `concepts`.
  */
 export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Promise<FakeEmbedder> {
   const kind = options.vectors ?? 'glove';
   if (kind === 'glove') await loadGlove();
   const dims = kind === 'glove' ? GLOVE_DIMENSIONS : (options.dimensions ?? 384);
+  let concepts: ((text: string, dims: number) => number[]) | undefined;
+  if (kind === 'concepts') {
+    if (dims <= GLOVE_DIMENSIONS) throw new RangeError(`startFakeEmbedder: concepts vectors need over ${GLOVE_DIMENSIONS} dimensions, got ${dims}`);
+    // Imported when asked for: it loads WordNet, and it imports this module.
+    const embedder = await import('./concept-embedder.js');
+    await embedder.loadConcepts();
+    concepts = embedder.conceptGloveVector;
+  }
   const models = new Set(options.models ?? FAKE_EMBEDDER_MODELS);
   const slowMs = options.slowMs ?? 2_000;
   let mode: FakeEmbedderMode = options.mode ?? 'ok';
@@ -267,6 +294,7 @@ export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Prom
 
   const vectorOf = (text: string, size: number) => {
     const plain = text.replace(TASK_PREFIX, '');
+    if (concepts !== undefined) return concepts(plain, size);
     return kind === 'glove' ? meaningVector(plain, size) : hashVector(plain, size);
   };
 

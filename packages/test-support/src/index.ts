@@ -29,3 +29,4 @@ export {
   meaningWords,
   startFakeEmbedder,
 } from './fake-embedder.js';
+export { conceptGloveVector, conceptVector, loadConcepts } from './concept-embedder.js';
