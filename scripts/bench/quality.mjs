@@ -11,16 +11,20 @@ import { DEFAULT_FUSION, FusionMethods } from '@memoryd/daemon';
 import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, PARAPHRASE_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
 
 /**
- * An embedder in this process whose vectors carry meaning: GloVe word
- * vectors averaged (@memoryd/test-support's fake embedder, the one the
- * tests serve over HTTP), so the fusion is measured without a model server.
+ * An embedder in this process whose vectors carry meaning, so the fusion
+ * is measured without a model server: `glove`, GloVe word vectors averaged
+ * (what the tests serve over HTTP), or `concepts`, GloVe weighted and
+ * cleaned beside WordNet concepts (@memoryd/test-support's
+ * conceptGloveVector, the stronger of the two).
  */
-async function gloveEmbedder() {
-  const { loadGlove, meaningVector } = await import('@memoryd/test-support');
-  await loadGlove();
+async function fakeEmbedder(kind) {
+  const support = await import('@memoryd/test-support');
+  await support.loadGlove();
+  if (kind === 'concepts') await support.loadConcepts();
+  const vector = kind === 'concepts' ? (t) => support.conceptGloveVector(t, 384) : (t) => support.meaningVector(t);
   return {
-    kind: 'ollama', model: 'glove-100d', space: 'ollama:glove-100d', maxBatch: 64,
-    embed: async (texts) => texts.map((t) => Float32Array.from(meaningVector(t))),
+    kind: 'ollama', model: kind, space: `ollama:${kind}`, maxBatch: 64,
+    embed: async (texts) => texts.map((t) => Float32Array.from(vector(t))),
     close: async () => {},
   };
 }
@@ -31,20 +35,19 @@ async function gloveEmbedder() {
  * @param {string} text
  */
 function parseFusion(text) {
-  const m = /^(rrf|weighted)(?::(0(?:\.\d+)?|1(?:\.0+)?))?(?:@(\d+))?(?:,lexical=(relative|coverage))?(?:,vector=(raw|minmax))?$/.exec(text);
+  const m = /^(rrf|weighted)(?::(0(?:\.\d+)?|1(?:\.0+)?))?(?:@(\d+))?$/.exec(text);
   if (m === null || (m[1] === 'rrf' && m[2] !== undefined)) {
-    throw usage(`--fusion needs ${FusionMethods.join(' or ')}, as rrf[@N] or weighted:W[@N][,lexical=relative|coverage][,vector=raw|minmax], got ${JSON.stringify(text)}`);
+    throw usage(`--fusion needs ${FusionMethods.join(' or ')}, as rrf[@N] or weighted:W[@N], got ${JSON.stringify(text)}`);
   }
   return {
     method: m[1],
     vectorWeight: m[2] === undefined ? DEFAULT_FUSION.vectorWeight : Number(m[2]),
     candidates: m[3] === undefined ? DEFAULT_FUSION.candidates : Number(m[3]),
-    scales: { lexical: m[4] ?? DEFAULT_FUSION.scales.lexical, vector: m[5] ?? DEFAULT_FUSION.scales.vector },
   };
 }
 
 /** @param {{method: string, vectorWeight: number, candidates: number}} f */
-const fusionLabel = (f) => (f.method === 'rrf' ? `rrf@${f.candidates}` : `w${f.vectorWeight}@${f.candidates},${f.scales.lexical.slice(0, 3)},${f.scales.vector}`);
+const fusionLabel = (f) => (f.method === 'rrf' ? `rrf@${f.candidates}` : `w${f.vectorWeight}@${f.candidates}`);
 
 const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--embeddings] [--fusion F]...
        [--misses] [--json]
@@ -65,10 +68,11 @@ and ${CONVERSATIONS_SET_PATH}.
               facts, and the top 3 returned
   --store KIND  level (default) or postgres: the server the PG* variables name,
               in a schema of its own, dropped at the end (ADR 0027)
-  --embeddings  also score meaning search (docs/embeddings.md) with GloVe
-              word vectors averaged as the embedder (in this process), fused
-              as the daemon fuses; adds the paraphrase set
-              (${PARAPHRASE_SET_PATH}) to the default sets
+  --embeddings [glove|concepts]  also score meaning search (docs/embeddings.md)
+              with a fake embedder in this process whose vectors carry meaning:
+              glove (GloVe averages, the default) or concepts (GloVe cleaned,
+              beside WordNet concepts), fused as the daemon fuses; adds the
+              paraphrase set (${PARAPHRASE_SET_PATH}) to the default sets
   --fusion F  with --embeddings, a fusion to score, repeatable (default the
               daemon's: ${DEFAULT_FUSION.method === 'rrf' ? 'rrf' : `weighted:${DEFAULT_FUSION.vectorWeight}`}@${DEFAULT_FUSION.candidates}): rrf[@N] or weighted:W[@N], W the
               cosine's share of the score, N the candidates each side gives
@@ -84,7 +88,9 @@ function parseArgs(argv) {
     const arg = argv[i];
     if (arg === '--json') opts.json = true;
     else if (arg === '--misses') opts.misses = true;
-    else if (arg === '--embeddings') opts.embeddings = true;
+    else if (arg === '--embeddings') {
+      opts.embeddings = argv[i + 1] === 'glove' || argv[i + 1] === 'concepts' ? argv[++i] : 'glove';
+    }
     else if (arg === '--fusion') opts.fusions.push(parseFusion(argv[++i] ?? ''));
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--set') {
@@ -172,9 +178,9 @@ async function main() {
     const fts5 = await evaluate({ setPath, store: 'fts5' });
     const hybrids = [];
     if (opts.embeddings) {
-      const embedder = await gloveEmbedder();
+      const embedder = await fakeEmbedder(opts.embeddings);
       for (const fusion of opts.fusions) {
-        hybrids.push({ label: `+glove ${fusionLabel(fusion)}`, fusion, result: await evaluate({ setPath, store: opts.store, embedder, fusion }) });
+        hybrids.push({ label: `+${opts.embeddings} ${fusionLabel(fusion)}`, fusion, result: await evaluate({ setPath, store: opts.store, embedder, fusion }) });
       }
     }
     results.push({ set: setPath, memoryd, fts5, hybrids: hybrids.map((h) => ({ fusion: h.fusion, ...h.result })) });

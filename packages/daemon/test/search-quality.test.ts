@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import type { Embedder } from '@memoryd/daemon';
+import { loadGlove, meaningVector } from '@memoryd/test-support';
 
 // A floor on search quality, measured on the repo's relevance sets
 // (scripts/bench/relevance/set.json and conversations.json) by the same
@@ -38,9 +40,19 @@ interface QualityResult {
 }
 
 interface EvaluateModule {
-  evaluate(options?: { setPath?: string; dir?: string; store?: 'level' | 'fts5' }): Promise<QualityResult>;
+  evaluate(options?: { setPath?: string; dir?: string; store?: 'level' | 'fts5'; embedder?: Embedder }): Promise<QualityResult>;
   CONVERSATIONS_SET_PATH: string;
+  PARAPHRASE_SET_PATH: string;
+  DEFAULT_SET_PATH: string;
 }
+
+/**
+ * Meaning search's floors (ADR 0034), with GloVe averages as the embedder
+ * (the fake the daemon tests serve): what the fusion measured when they
+ * were set, less a few points. The lexical search scores 0 on the
+ * paraphrase set (no query shares a word with its facts).
+ */
+const FUSED_FLOORS: Record<'set' | 'conversations' | 'paraphrase', number> = { set: 0.95, conversations: 0.58, paraphrase: 0.28 };
 
 /** The conversational set (issue 31): recall@5 must stay above this, and this far above FTS5's in the same run. */
 const CONVERSATIONS_FLOOR = 0.55;
@@ -90,5 +102,24 @@ test('search quality on the conversational set stays above its floor and ahead o
   for (const [kind, floor] of Object.entries(CONVERSATIONS_KIND_FLOORS)) {
     const got = r.byKind[kind]?.recallAt5 ?? 0;
     assert.ok(got >= floor, `${kind}: recall@5 ${got.toFixed(3)} < ${floor}`);
+  }
+});
+
+test('meaning search: fused with GloVe vectors, each set stays above its floor', { timeout: 300_000 }, async () => {
+  const { evaluate, CONVERSATIONS_SET_PATH, PARAPHRASE_SET_PATH, DEFAULT_SET_PATH } = (await import(EVALUATE_URL.href)) as EvaluateModule;
+  await loadGlove();
+  const embedder: Embedder = {
+    kind: 'ollama',
+    model: 'glove',
+    space: 'ollama:glove',
+    maxBatch: 64,
+    embed: async (texts) => texts.map((t) => Float32Array.from(meaningVector(t))),
+    close: async () => {},
+  };
+  const paths = { set: DEFAULT_SET_PATH, conversations: CONVERSATIONS_SET_PATH, paraphrase: PARAPHRASE_SET_PATH };
+  for (const [name, floor] of Object.entries(FUSED_FLOORS) as Array<[keyof typeof paths, number]>) {
+    const r = await evaluate({ setPath: paths[name], dir: mkdtempSync(join(dir, `${name}-`)), embedder });
+    assert.ok(r.recallAt5 >= floor, `${name}: fused recall@5 ${r.recallAt5.toFixed(3)} < ${floor}`);
+    if (name === 'paraphrase') assert.ok(r.queries >= 100, `${r.queries} paraphrase queries`);
   }
 });

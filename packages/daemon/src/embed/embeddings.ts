@@ -2,9 +2,7 @@ import { type Fact, Limits } from '@memoryd/protocol';
 import type { Logger } from '../logger.js';
 import type { FactChange, StoredVector, VectorStore } from '../store/vector-store.js';
 import { type Embedder, EmbedderError } from './embedder.js';
-import { analyzeQuery } from '../search/analyze.js';
-import { docTerms } from '../search/doc-terms.js';
-import { type FusionMethod, type WeightedScales, fuseRrf, fuseWeighted } from './fusion.js';
+import { type FusionMethod, fuseRrf, fuseWeighted } from './fusion.js';
 import { VectorIndex } from './vector-index.js';
 
 /** Meaning search's state, as `daemon.status.embeddings` reports it. */
@@ -21,14 +19,12 @@ export interface FusionSettings {
   method: FusionMethod;
   /** weighted: the cosine's share of the fused score. */
   vectorWeight: number;
-  /** weighted: how each side is scaled to 0-1. */
-  scales: WeightedScales;
   /** Candidates each side gives: at least this many, and at least the search's limit. */
   candidates: number;
 }
 
 /** The fusion ADR 0034 chose by measurement. */
-export const DEFAULT_FUSION: FusionSettings = { method: 'weighted', vectorWeight: 0.5, scales: { lexical: 'coverage', vector: 'minmax' }, candidates: 30 };
+export const DEFAULT_FUSION: FusionSettings = { method: 'weighted', vectorWeight: 0.5, candidates: 30 };
 
 export interface EmbeddingsOptions {
   embedder: Embedder;
@@ -72,34 +68,6 @@ class Wakeup {
   wake(): void {
     this.#wake?.();
   }
-}
-
-/**
- * The share of the query's terms each fact holds (content and tags, as
- * lexical search reads them; a `*` prefix counts when a word of the fact
- * starts with it): how much of the query a lexical hit answers.
- */
-export function termCoverage(query: string, facts: readonly Fact[]): Map<string, number> {
-  const q = analyzeQuery(query);
-  const wanted = q.terms.length + (q.prefix !== undefined && !q.terms.includes(q.prefix.term) ? 1 : 0);
-  const out = new Map<string, number>();
-  if (wanted === 0) return out;
-  for (const fact of facts) {
-    const doc = docTerms(fact.content, fact.tags);
-    let held = 0;
-    for (const t of q.terms) if (doc.terms.has(t)) held++;
-    if (q.prefix !== undefined && !q.terms.includes(q.prefix.term)) {
-      const surface = q.prefix.surface;
-      for (const s of doc.surfaces.keys()) {
-        if (s.startsWith(surface)) {
-          held++;
-          break;
-        }
-      }
-    }
-    out.set(fact.id, held / wanted);
-  }
-  return out;
 }
 
 function oneLine(err: unknown): string {
@@ -216,8 +184,7 @@ export class Embeddings {
     } else {
       const cosines = index.similarities(queryVector, lex.map((f) => f.id));
       for (const h of hits) cosines.set(h.id, h.score);
-      const coverage = this.#fusion.scales.lexical === 'coverage' ? termCoverage(query, lex) : undefined;
-      fused = fuseWeighted(lexRanked, cosines, this.#fusion.vectorWeight, this.#fusion.scales, coverage);
+      fused = fuseWeighted(lexRanked, cosines, this.#fusion.vectorWeight);
     }
     // Read only what makes the answer: the facts the lexical side did not return, a limit's worth
     // at a time (one not current any more, its removal on its way to the index, is left out).

@@ -39,51 +39,18 @@ export function fuseRrf(lexical: readonly Ranked[], vector: readonly Ranked[], k
   return [...scores].map(([id, score]) => ({ id, score })).sort(byScore);
 }
 
-/** How weighted fusion scales each side to 0-1 before summing. */
-export interface WeightedScales {
-  /**
-   * relative: BM25 ÷ the query's best BM25 (the best lexical hit is 1,
-   * however weak); coverage: that times the share of the query's terms
-   * the fact holds (`coverage`), so a fact matching one word of four
-   * counts a quarter.
-   */
-  lexical: 'relative' | 'coverage';
-  /** raw: the cosine as it is (below 0 as 0); minmax: scaled so the candidates' lowest is 0 and highest 1. */
-  vector: 'raw' | 'minmax';
-}
-
 /**
- * Weighted score fusion: each side scaled to 0-1 (`scales`), each fact's
- * two summed with `vectorWeight` on the vector side. `cosines` holds the
- * cosine of every candidate, the lexical ones too (a fact the lexical side
- * found has a vector score even when it is not among the vector side's
- * best); `coverage` the share of the query's terms each lexical candidate
- * holds.
+ * Weighted score fusion: BM25 divided by the query's best BM25 (the best
+ * lexical hit is 1), and the cosine as it is (below 0 as 0), each fact's
+ * two summed with `vectorWeight` on the cosine. `cosines` holds the cosine
+ * of every candidate, the lexical ones too (a fact the lexical side found
+ * has a vector score even when it is not among the vector side's best).
  */
-export function fuseWeighted(
-  lexical: readonly Ranked[],
-  cosines: ReadonlyMap<string, number>,
-  vectorWeight: number,
-  scales: WeightedScales = { lexical: 'relative', vector: 'raw' },
-  coverage?: ReadonlyMap<string, number>,
-): Fused[] {
+export function fuseWeighted(lexical: readonly Ranked[], cosines: ReadonlyMap<string, number>, vectorWeight: number): Fused[] {
   const best = lexical.reduce((m, r) => Math.max(m, r.score), 0);
-  const lex = new Map(
-    lexical.map((r) => [r.id, (best > 0 ? r.score / best : 0) * (scales.lexical === 'coverage' ? (coverage?.get(r.id) ?? 1) : 1)]),
-  );
-  let low = Infinity;
-  let high = -Infinity;
-  for (const c of cosines.values()) {
-    low = Math.min(low, c);
-    high = Math.max(high, c);
-  }
-  const vec = (c: number | undefined): number => {
-    if (c === undefined) return 0;
-    if (scales.vector === 'raw') return Math.max(0, c);
-    return high > low ? (c - low) / (high - low) : 1;
-  };
+  const lex = new Map(lexical.map((r) => [r.id, best > 0 ? r.score / best : 0]));
   const ids = new Set([...lex.keys(), ...cosines.keys()]);
   return [...ids]
-    .map((id) => ({ id, score: (1 - vectorWeight) * (lex.get(id) ?? 0) + vectorWeight * vec(cosines.get(id)) }))
+    .map((id) => ({ id, score: (1 - vectorWeight) * (lex.get(id) ?? 0) + vectorWeight * Math.max(0, cosines.get(id) ?? 0) }))
     .sort(byScore);
 }
