@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
 import { connect } from './ndjson-client.mjs';
+import { startEmbedServer } from './search/embed-server.mjs';
 import { formatTable, percentile } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -73,19 +74,6 @@ function parseArgs(argv) {
 
 const progress = (line) => process.stderr.write(`bench:embeddings: ${line}\n`);
 
-/** The embed server's URL, from its first stderr line. */
-async function startEmbedServer(dims) {
-  const child = startNode('embed server', [path.join(here, 'search/embed-server.mjs'), String(dims)], process.env);
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.proc.stderr?.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) resolve(out.split('\n')[0].trim());
-    });
-    child.exited.then(() => reject(new Error('the embed server exited before it listened')));
-  });
-  return { child, url };
-}
 
 async function startDaemon(label, dir, extra) {
   const socketPath = path.join(dir, `${label}.sock`);

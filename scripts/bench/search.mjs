@@ -11,10 +11,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PROTOCOL_VERSION } from '@memoryd/protocol';
-import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild } from './children.mjs';
+import { assertDaemonBuilt, cleanupSync, makeTempDir, stopChild } from './children.mjs';
 import { SCALES } from './search/dataset.mjs';
 import { formatReport } from './search/report.mjs';
 import { runScale } from './search/run-scale.mjs';
+import { startEmbedServer } from './search/embed-server.mjs';
 import { makeServers, startSearchTimer } from './search/subjects.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -176,22 +177,6 @@ function memorydSpec(text) {
   return spec;
 }
 
-/**
- * Starts the bench's embedder in a process of its own and reads its URL.
- * @param {number} dims
- */
-async function startEmbedServer(dims) {
-  const child = startNode('embed server', [path.join(here, 'search/embed-server.mjs'), String(dims)], process.env);
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    child.proc.stderr?.on('data', (chunk) => {
-      out += chunk;
-      if (out.includes('\n')) resolve(out.split('\n')[0].trim());
-    });
-    child.exited.then(() => reject(new Error('the embed server exited before it listened')));
-  });
-  return { child, url };
-}
 
 /** @param {string} message */
 function usage(message) {

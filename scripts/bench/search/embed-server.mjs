@@ -1,53 +1,62 @@
-// The search bench's embedder (bench:search --embeddings): an
+// The benches' embedder (bench:search --embeddings, bench:embeddings): an
 // OpenAI-compatible and Ollama-compatible server on 127.0.0.1 whose
-// vectors are pseudo-random unit vectors of a hash of each text, of the
-// dimensions asked (384 by default, a MiniLM- or bge-small-sized model).
-// They carry no meaning: the bench measures what meaning search costs, not
-// what it finds (bench:quality does that). Run as a child of its own so
-// its work is not the timing client's; prints its URL on stderr (the
-// bench's children have no stdout).
+// vectors are pseudo-random unit vectors of a hash of each text
+// (@memoryd/test-support's hashVector), of the dimensions asked (384 by
+// default, a MiniLM- or bge-small-sized model). They carry no meaning: the
+// benches measure what meaning search costs, not what it finds
+// (bench:quality does that). Run as a child of its own so its work is not
+// the timing client's; prints its URL on stderr (the benches' children
+// have no stdout).
 //   node embed-server.mjs DIMS
-import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { hashVector } from '@memoryd/test-support';
+import { startNode } from '../children.mjs';
 
-const dims = Number(process.argv[2] ?? 384);
+const HERE = fileURLToPath(import.meta.url);
 
-/** A unit vector drawn from a PRNG seeded by the text's hash. @param {string} text */
-function hashVector(text) {
-  const seed = createHash('sha256').update(text).digest();
-  let state = seed.readUInt32LE(0) | 1;
-  const v = new Array(dims);
-  let norm = 0;
-  for (let i = 0; i < dims; i++) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    v[i] = (state >>> 0) / 4294967296 - 0.5;
-    norm += v[i] * v[i];
-  }
-  norm = Math.sqrt(norm);
-  return v.map((x) => Math.round((x / norm) * 1e6) / 1e6);
+/**
+ * Starts this server as a child of the bench (children.mjs: stopped with
+ * the bench) and reads its URL from its first stderr line.
+ * @param {number} dims
+ */
+export async function startEmbedServer(dims) {
+  const child = startNode('embed server', [HERE, String(dims)], process.env);
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    child.proc.stderr?.on('data', (chunk) => {
+      out += chunk;
+      if (out.includes('\n')) resolve(out.split('\n')[0].trim());
+    });
+    child.exited.then(() => reject(new Error('the embed server exited before it listened')));
+  });
+  return { child, url };
 }
 
-const server = http.createServer((req, res) => {
-  let body = '';
-  req.setEncoding('utf8');
-  req.on('data', (chunk) => (body += chunk));
-  req.on('end', () => {
-    let input;
-    try {
-      input = [].concat(JSON.parse(body).input);
-    } catch {
-      res.writeHead(400).end('{"error":"bad request"}');
-      return;
-    }
-    const vectors = input.map((t) => hashVector(String(t)));
-    res.setHeader('content-type', 'application/json');
-    if (req.url === '/api/embed') res.end(JSON.stringify({ embeddings: vectors }));
-    else res.end(JSON.stringify({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) }));
+/** Serves vectors of `dims` dimensions until SIGTERM. @param {number} dims */
+function serve(dims) {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      let input;
+      try {
+        input = [].concat(JSON.parse(body).input);
+      } catch {
+        res.writeHead(400).end('{"error":"bad request"}');
+        return;
+      }
+      const vectors = input.map((t) => hashVector(String(t), dims).map((x) => Math.round(x * 1e6) / 1e6));
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/api/embed') res.end(JSON.stringify({ embeddings: vectors }));
+      else res.end(JSON.stringify({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) }));
+    });
   });
-});
-server.listen(0, '127.0.0.1', () => {
-  process.stderr.write(`http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  server.listen(0, '127.0.0.1', () => {
+    process.stderr.write(`http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}\n`);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+if (process.argv[1] === HERE) serve(Number(process.argv[2] ?? 384));

@@ -1,7 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
 import type { DaemonConfig } from '../config.js';
 import { DaemonError, DaemonErrorCodes } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { readSecretLine } from '../secret-file.js';
 import { DAEMON_VERSION } from '../version.js';
 import type { MemoryStore } from './memory-store.js';
 import { openPostgresStore } from './postgres/pg-store.js';
@@ -13,14 +13,7 @@ import { openStore } from './level/supervised-store.js';
  * read is used, with a warning.
  */
 async function readPgUrl(file: string, log: Logger): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-    if (((await stat(file)).mode & 0o077) !== 0) log.warn('the PostgreSQL URL file can be read by others; make it private (chmod 600)', { file });
-  } catch (err) {
-    throw new DaemonError(DaemonErrorCodes.Usage, `cannot read --pg-url-file ${file}: ${(err as Error).message}`, { cause: err });
-  }
-  const url = text.split('\n')[0]!.trim();
+  const url = await readSecretLine(file, '--pg-url-file', 'PostgreSQL URL', log);
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new DaemonError(DaemonErrorCodes.Usage, `--pg-url-file ${file} must hold a postgresql:// URL on its first line`);
   }

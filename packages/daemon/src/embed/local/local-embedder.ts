@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { type EmbedPurpose, type Embedder, EmbedderError } from '../embedder.js';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, type LocalModelSpec, findLocalModel, invalidModelSpec } from './local-models.js';
-import { type FetchProgress, ModelCacheError, cachedFilePath, ensureModel } from './model-cache.js';
+import { ModelCacheError, type ModelCacheOptions, cachedFilePath, ensureModel } from './model-cache.js';
 
 /** The onnxruntime-node the daemon is tested with; the root package.json pins the same. */
 export const ONNXRUNTIME_NODE_VERSION = '1.30.0';
@@ -67,23 +67,10 @@ export type ModuleLoader = (specifier: string) => Promise<unknown>;
 const importModule: ModuleLoader = (specifier) => import(specifier);
 
 /** How {@link createLocalEmbedder} finds, fetches and runs its model. */
-export interface LocalEmbedderOptions {
-  /** The daemon's data dir: models are cached under `models/`. */
-  readonly dataDir: string;
+/** The model cache's options (model-cache.ts) say where the model is kept and fetched from, and how patiently. */
+export interface LocalEmbedderOptions extends Omit<ModelCacheOptions, 'signal'> {
   /** A model of {@link LOCAL_MODELS} by name, or a spec of one's own (tests); default {@link DEFAULT_LOCAL_MODEL}. */
   readonly model?: string | LocalModelSpec;
-  /** Hub base URL; default `MEMORYD_MODEL_HUB`, else huggingface.co. */
-  readonly hub?: string;
-  /** Progress of a first fetch; format it with `formatFetchProgress`. */
-  readonly onProgress?: (progress: FetchProgress) => void;
-  /** One-line warnings (a damaged cached file fetched again, a retried fetch). */
-  readonly onWarning?: (message: string) => void;
-  /** Model fetch: no data for this long fails (default 30 s). */
-  readonly stallTimeoutMs?: number;
-  /** Model fetch: retries after a network error or a 5xx (default 3). */
-  readonly retries?: number;
-  /** Model fetch: first backoff, doubled per retry (default 1 s). */
-  readonly retryDelayMs?: number;
   /** Threads one run may use; default half the cores, 1 to 4. */
   readonly threads?: number;
   /** How the two optional packages are loaded (default import()). */
