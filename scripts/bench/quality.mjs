@@ -7,6 +7,7 @@
 // query of memoryd's that missed (a judged fact outside the top 5, or a
 // first hit below rank 1) with what came back instead.
 
+import os from 'node:os';
 import { DEFAULT_FUSION, FusionMethods } from '@memoryd/daemon';
 import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, PARAPHRASE_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
 
@@ -17,7 +18,22 @@ import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, PARAPHRASE_SET_PATH, RECALL_A
  * cleaned beside WordNet concepts (@memoryd/test-support's
  * conceptGloveVector, the stronger of the two).
  */
+/**
+ * A real embedder, as the daemon opens it: `ollama`, `openai` or `local`,
+ * configured by the daemon's variables (MEMORYD_EMBED_URL,
+ * MEMORYD_EMBED_MODEL, MEMORYD_EMBED_KEY_FILE; the local model's cache in
+ * MEMORYD_DATA_DIR or the default data dir).
+ */
+async function realEmbedder(kind) {
+  const { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, createLogger, defaultDataDir, openEmbedder } = await import('@memoryd/daemon');
+  const env = process.env;
+  const config = { kind, url: env.MEMORYD_EMBED_URL || DEFAULT_EMBED_URL, model: env.MEMORYD_EMBED_MODEL || DEFAULT_EMBED_MODELS[kind], keyFile: env.MEMORYD_EMBED_KEY_FILE || undefined };
+  const dataDir = env.MEMORYD_DATA_DIR || defaultDataDir(env, os.platform(), os.homedir());
+  return openEmbedder(config, dataDir, createLogger('warn'));
+}
+
 async function fakeEmbedder(kind) {
+  if (kind === 'ollama' || kind === 'openai' || kind === 'local') return realEmbedder(kind);
   const support = await import('@memoryd/test-support');
   await support.loadGlove();
   if (kind === 'concepts') await support.loadConcepts();
@@ -68,11 +84,14 @@ and ${CONVERSATIONS_SET_PATH}.
               facts, and the top 3 returned
   --store KIND  level (default) or postgres: the server the PG* variables name,
               in a schema of its own, dropped at the end (ADR 0027)
-  --embeddings [glove|concepts]  also score meaning search (docs/embeddings.md)
-              with a fake embedder in this process whose vectors carry meaning:
+  --embeddings [glove|concepts|ollama|openai|local]  also score meaning search
+              (docs/embeddings.md), fused as the daemon fuses, and add the
+              paraphrase set (${PARAPHRASE_SET_PATH}) to the default sets.
+              The embedder: a fake in this process whose vectors carry meaning,
               glove (GloVe averages, the default) or concepts (GloVe cleaned,
-              beside WordNet concepts), fused as the daemon fuses; adds the
-              paraphrase set (${PARAPHRASE_SET_PATH}) to the default sets
+              beside WordNet concepts); or a real one as the daemon runs it,
+              configured by MEMORYD_EMBED_URL, MEMORYD_EMBED_MODEL and
+              MEMORYD_EMBED_KEY_FILE (local: its model cached in the data dir)
   --fusion F  with --embeddings, a fusion to score, repeatable (default the
               daemon's: ${DEFAULT_FUSION.method === 'rrf' ? 'rrf' : `weighted:${DEFAULT_FUSION.vectorWeight}`}@${DEFAULT_FUSION.candidates}): rrf[@N] or weighted:W[@N], W the
               cosine's share of the score, N the candidates each side gives
@@ -80,6 +99,9 @@ and ${CONVERSATIONS_SET_PATH}.
   --help      this text
 
 Needs a built daemon package (npm run bench:quality builds first).`;
+
+/** What --embeddings takes: the two fakes, then the daemon's own embedders. */
+const EMBEDDERS = ['glove', 'concepts', 'ollama', 'openai', 'local'];
 
 /** @param {string[]} argv */
 function parseArgs(argv) {
@@ -89,7 +111,7 @@ function parseArgs(argv) {
     if (arg === '--json') opts.json = true;
     else if (arg === '--misses') opts.misses = true;
     else if (arg === '--embeddings') {
-      opts.embeddings = argv[i + 1] === 'glove' || argv[i + 1] === 'concepts' ? argv[++i] : 'glove';
+      opts.embeddings = EMBEDDERS.includes(argv[i + 1]) ? argv[++i] : 'glove';
     }
     else if (arg === '--fusion') opts.fusions.push(parseFusion(argv[++i] ?? ''));
     else if (arg === '--help' || arg === '-h') opts.help = true;

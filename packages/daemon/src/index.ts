@@ -13,6 +13,8 @@ export { type EmbedPurpose, type Embedder, EmbedderError } from './embed/embedde
 export { DEFAULT_FUSION, Embeddings, type EmbeddingsOptions, type EmbeddingsState, type FusionSettings } from './embed/embeddings.js';
 export { FusionMethods, type FusionMethod } from './embed/fusion.js';
 export { VectorIndex } from './embed/vector-index.js';
+export { openEmbedder } from './embed/open-embedder.js';
+export { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, type EmbedConfig } from './config.js';
 export { RpcDispatcher, type RpcMethod } from './server/rpc-dispatcher.js';
 export { SocketServer, type ListenTarget } from './server/socket-server.js';
 export { DAEMON_VERSION } from './version.js';
