@@ -12,8 +12,9 @@ const SWITCHES = new Set(['--no-autostart', '--json', '--help', '-h', '--version
 
 /**
  * Splits the command line into memoryctl's own options (anywhere before a
- * `--`), the command word and the command's arguments, and reads the
- * connection flags and environment (@memoryd/client/args).
+ * `--`), the command word and the command's arguments (the `--` and all
+ * after it included), and reads the connection flags and environment
+ * (@memoryd/client/args).
  */
 export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv): Invocation {
   const flags: ConnectionFlags = {};
@@ -23,7 +24,8 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === '--') {
-      rest.push(...argv.slice(i + 1));
+      // Kept: the command's own parser must see it too, so that text after it starting with `-` stays text.
+      rest.push(...argv.slice(i));
       break;
     }
     const [name, inline] = token.startsWith('--') && token.includes('=') ? [token.slice(0, token.indexOf('=')), token.slice(token.indexOf('=') + 1)] : [token, undefined];

@@ -29,3 +29,8 @@ export function json(value: unknown): string {
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ');
 }
+
+/** A fact's tags in a table cell: comma-separated, or - when it has none. */
+export function tagsCell(tags: readonly string[] | undefined): string {
+  return tags === undefined || tags.length === 0 ? '-' : oneLine(tags.join(','));
+}

@@ -4,6 +4,7 @@
 // daemon's error, 2 usage, 3 no daemon, 4 not found), --help everywhere,
 // and autostart like the shim's.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CheckpointSave } from '@memoryd/protocol';
@@ -13,7 +14,7 @@ import { DaemonClient } from '@memoryd/client';
 
 after(cleanupAll);
 
-const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'resume', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'stop'];
+const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'resume', 'save', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'stop'];
 
 describe('memoryctl against a running daemon', () => {
   let d: DaemonHandle;
@@ -47,13 +48,13 @@ describe('memoryctl against a running daemon', () => {
     await ctl('add', 'bob', 'Bob takes tea at four');
 
     const found = await ctl('search', 'ann', 'office');
-    assert.match(found.stdout, /^ID +SCORE +CONTENT$/m);
-    assert.match(found.stdout, new RegExp(`^${id} +\\d\\.\\d{3} +The office moved to Lyon$`, 'm'));
+    assert.match(found.stdout, /^ID +SCORE +TAGS +CONTENT$/m);
+    assert.match(found.stdout, new RegExp(`^${id} +\\d\\.\\d{3} +place +The office moved to Lyon$`, 'm'));
     const json = JSON.parse((await ctl('--json', 'search', 'ann', 'office')).stdout) as Array<{ id: string; tags: string[] }>;
     assert.equal(json[0]?.id, id);
     assert.deepEqual(json[0]?.tags, ['place']);
 
-    assert.match((await ctl('list', 'ann')).stdout, new RegExp(`^${id} +\\S+ +The office moved to Lyon$`, 'm'));
+    assert.match((await ctl('list', 'ann')).stdout, new RegExp(`^${id} +\\S+ +place +The office moved to Lyon$`, 'm'));
     assert.deepEqual(JSON.parse((await ctl('list', 'ann', '--json')).stdout).map((f: { id: string }) => f.id), [id]);
 
     const agents = await ctl('agents');
@@ -107,9 +108,60 @@ describe('memoryctl against a running daemon', () => {
       assert.equal(r.stdout, '');
       assert.match(r.stderr, /^memoryctl( \w+)?: .+ \(see memoryctl( \w+)? --help\)\n$/, r.stderr);
     }
-    const bad = await ctl('add', 'not an id', 'content');
-    assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /^memoryctl: invalid params: agentId/);
+  });
+
+  it('arguments the daemon refuses: exit 2 with a sentence naming the argument, no patterns', async () => {
+    for (const [args, said] of [
+      [['add', 'not an id', 'content'], /^memoryctl add: AGENT must be 1 to 128 letters, digits or \. _ : @ - \(no spaces\) \(see memoryctl add --help\)$/m],
+      [['search', 'ann', 'q', '--limit', '1000'], /^memoryctl search: --limit must be at most 100 /m],
+      [['reflect', 'ann', 'delete', 'NOTANID'], /^memoryctl reflect: FACT_ID must be an id as memoryd prints them/m],
+      [['add', 'ann', 'x', '--tag', 'ok', '--tag', ' '], /^memoryctl add: --tag \(the 2nd\) /m],
+    ] as const) {
+      const r = await ctl(...args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, said);
+      assert.doesNotMatch(r.stderr, /\^|\$'|expected string to match/);
+    }
+  });
+
+  it('text starting with - after --, and options anywhere before it', async () => {
+    const added = await ctl('add', 'eve', '--', '- bullet point --json');
+    assert.equal(added.code, 0, added.stderr);
+    const json = JSON.parse((await ctl('search', 'eve', '--json', '--', '- bullet')).stdout) as Array<{ content: string }>;
+    assert.equal(json[0]?.content, '- bullet point --json');
+    const after = await ctl('add', 'eve', 'plain text', '--json');
+    assert.equal(after.code, 0);
+    assert.ok('factId' in JSON.parse(after.stdout), 'a global option after the arguments still counts');
+  });
+
+  it('save: a JSON object from a file or stdin, with --message-count; resume reads it back', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'state.json');
+    writeFileSync(file, JSON.stringify({ step: 3, notes: ['a', 'b'] }));
+    const saved = await ctl('save', 'fay', file, '--message-count', '12');
+    assert.equal(saved.code, 0, saved.stderr);
+    const id = /^Saved checkpoint (\S+) for agent "fay"\.$/m.exec(saved.stdout)?.[1];
+    assert.ok(id !== undefined, saved.stdout);
+    const back = JSON.parse((await ctl('--json', 'resume', 'fay')).stdout) as { id: string; state: unknown; messageCount: number };
+    assert.deepEqual([back.id, back.state, back.messageCount], [id, { step: 3, notes: ['a', 'b'] }, 12]);
+    const piped = await memoryctl(['--socket', d.socket, '--json', 'save', 'fay', '-'], { input: '{"step": 4}' });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.ok('checkpointId' in JSON.parse(piped.stdout));
+    assert.deepEqual(JSON.parse((await ctl('--json', 'resume', 'fay')).stdout).state, { step: 4 });
+    for (const [input, said] of [['[1, 2]', /must be a JSON object, got an array/], ['{"step":', /is not JSON/]] as const) {
+      const r = await memoryctl(['--socket', d.socket, 'save', 'fay'], { input });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, said);
+    }
+    assert.match((await ctl('save', 'fay', join(dir, 'missing.json'))).stderr, /cannot read STATE_FILE .*missing\.json/);
+  });
+
+  it('list --limit says on stderr when more facts exist', async () => {
+    for (const content of ['one', 'two', 'three']) await ctl('add', 'gus', content);
+    const cut = await ctl('list', 'gus', '--limit', '2');
+    assert.equal(cut.code, 0);
+    assert.match(cut.stderr, /^memoryctl: more facts exist after these 2; raise --limit to see them$/m);
+    assert.equal((await ctl('list', 'gus', '--limit', '3')).stderr, '');
   });
 });
 
@@ -120,7 +172,9 @@ describe('memoryctl without a daemon', () => {
     assert.equal(r.code, 3);
     assert.match(r.stderr, /^memoryctl: memory daemon unavailable at /);
     const stop = await memoryctl(['--socket', socket, 'stop']);
-    assert.equal(stop.code, 3);
+    assert.equal(stop.code, 0, 'stopping what is not running is done');
+    assert.equal(stop.stdout, 'memoryd is not running.\n');
+    assert.deepEqual(JSON.parse((await memoryctl(['--socket', socket, '--json', 'stop'])).stdout), { stopped: false, running: false });
     assert.deepEqual(pidsMentioning('memoryd.js', socket), [], 'stop started nothing');
   });
 

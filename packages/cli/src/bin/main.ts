@@ -1,8 +1,9 @@
-import { DaemonClient } from '@memoryd/client';
+import { ClientErrorCodes, DaemonClient, isClientError } from '@memoryd/client';
 import { CONNECTION_HELP, MEMORYD_BIN_HELP, UsageError, usageText } from '@memoryd/client/args';
 import type { CommandContext } from '../command.js';
 import { COMMANDS } from '../commands/all.js';
 import { Exit, exitCodeOf } from '../exit-codes.js';
+import { invalidParamsSentence } from '../invalid-params.js';
 import { type Invocation, parseInvocation } from '../global-args.js';
 import { CLI_VERSION } from '../version.js';
 
@@ -27,9 +28,13 @@ Environment only:
 ${MEMORYD_BIN_HELP}
 
 Exit codes: 0 done; 1 the daemon answered with an error (or an import
-rejected some lines, after importing the rest); 2 usage; 3 no daemon
-reachable; 4 not found.
+rejected some lines, after importing the rest); 2 usage, including an
+argument the daemon refuses; 3 no daemon reachable; 4 not found. Options
+may stand anywhere; -- ends them, so text starting with - can follow it.
 `;
+
+/** JSON-RPC's invalid_params: the daemon refused an argument. */
+const INVALID_PARAMS = -32602;
 
 /** Commands that must never start a daemon: stopping one that is not there is not a reason to start it. */
 const NEVER_START = new Set(['stop']);
@@ -74,6 +79,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(usageText(`memoryctl ${command.name}`, err.message));
+      process.exitCode = Exit.usage;
+    } else if (isClientError(err, ClientErrorCodes.Rpc) && err.rpcCode === INVALID_PARAMS) {
+      // The daemon refused an argument: a usage error, said as a sentence naming it.
+      const data = (err.data ?? {}) as { field?: unknown; reason?: unknown };
+      const said = typeof data.reason === 'string' ? invalidParamsSentence(String(data.field ?? ''), data.reason) : (err as Error).message;
+      process.stderr.write(usageText(`memoryctl ${command.name}`, said));
       process.exitCode = Exit.usage;
     } else {
       process.stderr.write(`memoryctl: ${(err as Error).message}\n`);

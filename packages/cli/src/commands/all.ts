@@ -20,6 +20,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'search', summary: "search an agent's facts: search AGENT QUERY [--limit N]", load: async () => (await import('./search.js')).search },
   { name: 'list', summary: "an agent's current facts, oldest first: list AGENT [--limit N]", load: async () => (await import('./list.js')).list },
   { name: 'resume', summary: "an agent's latest checkpoint (or one by id): resume AGENT [--checkpoint ID]", load: async () => (await import('./resume.js')).resume },
+  { name: 'save', summary: 'save a checkpoint of a JSON object: save AGENT [STATE_FILE|-] [--message-count N]', load: async () => (await import('./save.js')).save },
   { name: 'checkpoints', summary: "an agent's checkpoints, oldest first: checkpoints AGENT", load: async () => (await import('./checkpoints.js')).checkpoints },
   {
     name: 'embeddings',

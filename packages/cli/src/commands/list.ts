@@ -1,7 +1,7 @@
 import { type Fact, MemoryList } from '@memoryd/protocol';
 import type { Command } from '../command.js';
 import { commandArgs, countOption } from '../args.js';
-import { json, oneLine, table } from '../output.js';
+import { json, oneLine, table, tagsCell } from '../output.js';
 
 /** Facts read per memory.list call. */
 const PAGE = 100;
@@ -13,7 +13,8 @@ export const list: Command = {
 Lists AGENT's current facts, oldest first, paging through memory.list.
 
 Options:
-  --limit N   at most N facts (default: all)
+  --limit N   at most N facts (default: all); when more exist, a last line
+              on stderr says so
 `,
   async run(ctx) {
     const a = commandArgs(ctx.argv, { limit: { type: 'string' } }, ['AGENT']);
@@ -25,16 +26,20 @@ Options:
     const max = countOption(a.values['limit'], '--limit') ?? Infinity;
     const facts: Fact[] = [];
     let after: string | undefined;
+    let more = false;
     while (facts.length < max) {
       const limit = Math.min(PAGE, max - facts.length);
       const page = await ctx.client().call(MemoryList, after === undefined ? { agentId, limit } : { agentId, limit, after });
       facts.push(...page.facts);
       if (page.next === undefined) break;
       after = page.next;
+      // --limit reached with a page still to read: say that more exist rather than cut off in silence.
+      more = facts.length >= max;
     }
     if (ctx.json) ctx.out(json(facts));
     else if (facts.length === 0) ctx.out(`agent ${JSON.stringify(agentId)} has no facts`);
-    else ctx.out(table(['ID', 'CREATED', 'CONTENT'], facts.map((f) => [f.id, f.createdAt, oneLine(f.content)])));
+    else ctx.out(table(['ID', 'CREATED', 'TAGS', 'CONTENT'], facts.map((f) => [f.id, f.createdAt, tagsCell(f.tags), oneLine(f.content)])));
+    if (more) ctx.err(`memoryctl: more facts exist after these ${facts.length}; raise --limit to see them`);
     return 0;
   },
 };

@@ -1,7 +1,7 @@
 import { MemorySearch } from '@memoryd/protocol';
 import type { Command } from '../command.js';
 import { commandArgs, countOption } from '../args.js';
-import { json, oneLine, table } from '../output.js';
+import { json, oneLine, table, tagsCell } from '../output.js';
 
 export const search: Command = {
   name: 'search',
@@ -24,7 +24,7 @@ Options:
     const { facts } = await ctx.client().call(MemorySearch, { agentId, query, ...(limit === undefined ? {} : { limit }) });
     if (ctx.json) ctx.out(json(facts));
     else if (facts.length === 0) ctx.out(`no facts of agent ${JSON.stringify(agentId)} match ${JSON.stringify(query)}`);
-    else ctx.out(table(['ID', 'SCORE', 'CONTENT'], facts.map((f) => [f.id, (f.score ?? 0).toFixed(3), oneLine(f.content)])));
+    else ctx.out(table(['ID', 'SCORE', 'TAGS', 'CONTENT'], facts.map((f) => [f.id, (f.score ?? 0).toFixed(3), tagsCell(f.tags), oneLine(f.content)])));
     return 0;
   },
 };

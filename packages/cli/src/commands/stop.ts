@@ -1,3 +1,4 @@
+import { ClientErrorCodes, isClientError } from '@memoryd/client';
 import { DaemonShutdown } from '@memoryd/protocol';
 import type { Command } from '../command.js';
 import { commandArgs } from '../args.js';
@@ -8,8 +9,9 @@ export const stop: Command = {
   help: `Usage: memoryctl stop
 
 Asks the daemon to stop (daemon.shutdown): it finishes the requests in
-progress, closes the store and removes its socket. Never starts one; exits 3
-when no daemon answers.
+progress, closes the store and removes its socket. Never starts one. With
+no daemon running it says "memoryd is not running" and exits 0: either
+way, none runs afterwards.
 `,
   async run(ctx) {
     if (commandArgs(ctx.argv, {}, []).help) {
@@ -17,7 +19,15 @@ when no daemon answers.
       return 0;
     }
     const client = ctx.client();
-    const hello = await client.connect();
+    let hello;
+    try {
+      hello = await client.connect();
+    } catch (err) {
+      if (!isClientError(err, ClientErrorCodes.Unavailable)) throw err;
+      if (ctx.json) ctx.out(json({ stopped: false, running: false }));
+      else ctx.out('memoryd is not running.');
+      return 0;
+    }
     await client.call(DaemonShutdown, {});
     if (ctx.json) ctx.out(json({ stopped: true, pid: hello.pid }));
     else ctx.out(`Stopping memoryd (pid ${hello.pid}).`);
