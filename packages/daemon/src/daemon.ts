@@ -4,7 +4,7 @@ import { DaemonError, DaemonErrorCodes } from './errors.js';
 import type { Logger } from './logger.js';
 import { daemonMethods } from './methods.js';
 import { RpcDispatcher } from './server/rpc-dispatcher.js';
-import { takeActivationFd } from './server/socket-activation.js';
+import { inheritedSocketPath, takeActivationFd } from './server/socket-activation.js';
 import { claimSocketPath, prepareSocketDir } from './server/socket-file.js';
 import { claimSocketLock } from './server/socket-lock.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
@@ -20,7 +20,7 @@ const STOP_DEADLINE_MS = 4_500;
 
 /** A running daemon. */
 export interface RunningDaemon {
-  /** The socket path served (under activation: the configured one, for reports). */
+  /** The socket path served (under activation: the inherited socket's, read from the kernel). */
   readonly socket: string;
   /** Stops gracefully; resolves once the store is closed. Idempotent. */
   stop(reason: string): Promise<void>;
@@ -36,10 +36,16 @@ export interface RunningDaemon {
  */
 export async function startDaemon(config: DaemonConfig, log: Logger): Promise<RunningDaemon> {
   const activationFd = takeActivationFd(process.env, process.pid);
-  const target: ListenTarget = activationFd === undefined ? { path: config.socket } : { fd: activationFd, path: config.socket };
-  if (activationFd === undefined) await prepareSocketDir(config.socket, config.socketExplicit);
+  // Under activation the socket served is the inherited one, wherever the configuration would bind its own.
+  const inherited = activationFd === undefined ? undefined : inheritedSocketPath(activationFd);
+  if (activationFd !== undefined && inherited === undefined) {
+    log.warn('cannot read the path of the inherited socket; reporting the configured one', { socket: config.socket });
+  }
+  const socketPath = inherited ?? config.socket;
+  const target: ListenTarget = activationFd === undefined ? { path: socketPath } : { fd: activationFd, path: socketPath };
+  if (activationFd === undefined) await prepareSocketDir(socketPath, config.socketExplicit);
   // The socket first, the store after: of daemons racing for one socket, the losers touch no store.
-  const socketLock = await claimSocketLock(config.socket);
+  const socketLock = await claimSocketLock(socketPath);
 
   let store: MemoryStore;
   let embedder: Embedder | undefined;
@@ -80,7 +86,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   const ctx = {
     pid: process.pid,
     startedAt,
-    socket: config.socket,
+    socket: socketPath,
     dataDir: config.dataDir,
     connectionCount: () => server?.connectionCount ?? 0,
     // After the current response is written: microtasks run first.
@@ -88,7 +94,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   };
 
   try {
-    if (activationFd === undefined) await claimSocketPath(config.socket);
+    if (activationFd === undefined) await claimSocketPath(socketPath);
     const dispatcher = new RpcDispatcher(daemonMethods(store, ctx, embeddings), log);
     server = new SocketServer(dispatcher, config.maxConnections, log);
     await server.listen(target);
@@ -99,9 +105,9 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     if (err instanceof DaemonError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
-      throw new DaemonError(DaemonErrorCodes.SocketInUse, `socket ${config.socket} is already in use`, { cause: err });
+      throw new DaemonError(DaemonErrorCodes.SocketInUse, `socket ${socketPath} is already in use`, { cause: err });
     }
-    throw new DaemonError(DaemonErrorCodes.SocketPath, `cannot listen on ${config.socket}: ${(err as Error).message}`, {
+    throw new DaemonError(DaemonErrorCodes.SocketPath, `cannot listen on ${socketPath}: ${(err as Error).message}`, {
       cause: err,
     });
   }
@@ -112,7 +118,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   embeddings?.start();
   log.info('listening', {
     version: DAEMON_VERSION,
-    socket: config.socket,
+    socket: socketPath,
     activated: activationFd !== undefined,
     dataDir: config.dataDir,
     store: config.store,
@@ -120,7 +126,7 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     pid: process.pid,
     ...(embedder === undefined ? {} : { embedder: embedder.kind, embedModel: embedder.model }),
   });
-  return { socket: config.socket, stop, stopped };
+  return { socket: socketPath, stop, stopped };
 }
 
 /**

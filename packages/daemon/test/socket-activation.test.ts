@@ -1,14 +1,15 @@
-// DESIGN.md "Transport": under systemd socket activation (LISTEN_FDS) the
-// daemon serves the inherited socket instead of binding its own. A tiny
+// docs/architecture.md "Lifecycle" (startup, step 2): under systemd socket
+// activation (LISTEN_FDS) the daemon serves the inherited socket instead
+// of binding its own. A tiny
 // python3 launcher plays systemd: it binds and listens, puts the socket on
 // fd 3, sets LISTEN_FDS=1 and LISTEN_PID to its own pid, and execs node
 // (exec keeps the pid, as systemd's fork+exec does). As in sd_listen_fds(3),
 // a LISTEN_PID naming another process must be ignored.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { DaemonHello, MemoryAdd, MemoryList } from '@memoryd/protocol';
+import { DaemonHello, DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
 import { cleanupAll, startDaemon, tempDir } from '@memoryd/test-support';
 import { connect } from './helpers/rpc.js';
 
@@ -46,6 +47,30 @@ describe('socket activation', () => {
     const added = await c.ok(MemoryAdd, { agentId: 'activated', content: 'served on an inherited socket' });
     assert.deepEqual((await c.ok(MemoryList, { agentId: 'activated' })).facts.map((f) => f.id), [added.factId]);
     assert.equal(existsSync(join(runtime, 'memoryd', 'memoryd.sock')), false, 'no socket of its own');
+    c.socket.destroy();
+    assert.deepEqual(await d.stop(), { code: 0, signal: null });
+  });
+
+  it('under systemd-socket-activate, without XDG_RUNTIME_DIR, reports, logs and locks the socket it serves', async () => {
+    const dir = tempDir();
+    const activated = join(dir, 'act.sock');
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    // Without XDG_RUNTIME_DIR the configured default is $TMPDIR/memoryd-<uid>/memoryd.sock: not the socket served.
+    const d = await startDaemon({
+      launcher: ['systemd-socket-activate', '-l', activated],
+      socket: activated,
+      socketFlag: false,
+      env: { XDG_RUNTIME_DIR: undefined, TMPDIR: tmp },
+    });
+    const c = await connect(activated);
+    const status = await c.ok(DaemonStatus, {});
+    assert.equal(status.pid, d.pid);
+    assert.equal(status.socket, activated, 'status names the inherited socket');
+    assert.ok(existsSync(`${activated}.lock`), 'the lock is beside the socket served');
+    assert.deepEqual(readdirSync(tmp), [], 'nothing made for the default socket');
+    const listening = d.stderr().split('\n').find((l) => l.includes('"msg":"listening"'));
+    assert.ok(listening !== undefined && JSON.parse(listening).socket === activated, `the log names it: ${listening}`);
     c.socket.destroy();
     assert.deepEqual(await d.stop(), { code: 0, signal: null });
   });
