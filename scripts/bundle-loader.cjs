@@ -17,7 +17,7 @@
 // CommonJS, like the bins: Node's ESM loader would add ~10 ms to every spawn.
 const { readFileSync, statSync, writeFileSync } = require('node:fs');
 const { createRequire } = require('node:module');
-const { dirname, join } = require('node:path');
+const { basename, dirname, join } = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { Script } = require('node:vm');
 
@@ -86,7 +86,9 @@ function loadBundle(file, cacheFile) {
   const bytes = readFileSync(file);
   const source = bytes.toString('utf8');
   const cachedData = cacheFor(cacheFile, bytes);
-  const script = new Script(HEAD + source + TAIL, { filename: file, ...(cachedData !== undefined ? { cachedData } : {}) });
+  // The script is named by its file name alone: a code cache keeps the name the script had when the
+  // cache was made, so a full path would be the build machine's in every stack the release prints.
+  const script = new Script(HEAD + source + TAIL, { filename: basename(file), ...(cachedData !== undefined ? { cachedData } : {}) });
   const wrapper = script.runInThisContext();
   const module = { exports: {} };
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href);

@@ -16,6 +16,8 @@ after(cleanupAll);
 
 const run = promisify(execFile);
 const PACK = fileURLToPath(new URL('../../../scripts/pack.mjs', import.meta.url));
+/** The checkout this test runs in, which built the release: no file the release ships may name it. */
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
 const has = (tool: string) => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0;
 
 interface Installed {
@@ -121,6 +123,31 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     assert.deepEqual(daemonsUnder(installed.runtime), daemons, 'the shim started no second daemon');
     await bin('memoryctl', ['stop']);
     await waitFor(() => daemonsUnder(installed.runtime).length === 0, 10_000, 'the daemon to stop');
+  });
+
+  it('a start that fails says one line, with no stack, and its stacks (at debug) name no build checkout path', async () => {
+    const dir = tempDir('release-fail-');
+    const file = join(dir, 'a-file');
+    writeFileSync(file, '');
+    const args = ['--socket', join(dir, 's.sock'), '--data-dir', join(file, 'data')];
+    const failed = await run(installed.bin('memoryd'), args, { env: installed.env, cwd: '/', timeout: 30_000 }).then(
+      () => assert.fail('a data dir under a file must not start'),
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    assert.equal(failed.code, 1);
+    const lines = (failed.stderr ?? '').trimEnd().split('\n');
+    assert.equal(lines.length, 2, failed.stderr);
+    assert.deepEqual(
+      (({ level, msg, code }) => ({ level, msg, code }))(JSON.parse(lines[0]!) as { level: string; msg: string; code: string }),
+      { level: 'warn', msg: 'start failed', code: 'MEMORYD_STORAGE' },
+    );
+    assert.match(lines[1]!, /^memoryd: cannot start: cannot create data dir .*: ENOTDIR/);
+    const debug = await run(installed.bin('memoryd'), [...args, '--log-level', 'debug'], { env: installed.env, cwd: '/', timeout: 30_000 }).then(
+      () => assert.fail('must not start'),
+      (err: { stderr?: string }) => err.stderr ?? '',
+    );
+    assert.match(debug, /"stack":/, 'the stacks are there at debug');
+    assert.ok(!debug.includes(REPO_ROOT), `no path of the checkout that built the release: ${debug}`);
   });
 
   it('after a SIGKILL, the release\'s memoryd rebuilds an index in its own worker bundle', async () => {

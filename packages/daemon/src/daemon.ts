@@ -15,7 +15,7 @@ import { Embeddings } from './embed/embeddings.js';
 import { openEmbedder } from './embed/open-embedder.js';
 import { DAEMON_VERSION } from './version.js';
 
-/** DESIGN.md: a stopping daemon exits within 5 s; we give ourselves 4.5. */
+/** docs/operations.md "Stopping": a stopping daemon exits within 5 s; we give ourselves 4.5. */
 const STOP_DEADLINE_MS = 4_500;
 
 /** A running daemon. */

@@ -1,6 +1,6 @@
 import { HELP, parseInvocation } from '../config.js';
 import { startDaemon, stopOnSignals } from '../daemon.js';
-import { DaemonError, DaemonErrorCodes, rootCause } from '../errors.js';
+import { DaemonError, rootCause } from '../errors.js';
 import { runRepair } from '../maintenance/repair-command.js';
 import { runVerify } from '../maintenance/verify-command.js';
 import { runFetchModel } from '../embed/fetch-model-command.js';
@@ -35,7 +35,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     return;
   }
 
-  // Everything the daemon creates is private to its user (DESIGN.md "Transport").
+  // Everything the daemon creates is private to its user (docs/operations.md "Permissions").
   process.umask(0o077);
   if (invocation.kind === 'fetch-model') {
     const print = (line: string) => process.stdout.write(`${line}\n`);
@@ -67,10 +67,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     daemon = await starting;
   } catch (err) {
-    const known = err instanceof DaemonError && err.code !== DaemonErrorCodes.Storage;
-    if (!known) log.error('start failed', { err });
-    // The code, for whoever reads the log (an autostarting client tells another daemon's win from a failure).
-    else log.warn('start failed', { code: err.code, reason: err.message });
+    // One line at warn with the code, for whoever reads the log (an autostarting client tells another
+    // daemon's win from a failure); the stacks only at debug: a user reads the reason, not our code.
+    const code = err instanceof DaemonError ? err.code : 'MEMORYD_INTERNAL';
+    log.warn('start failed', { code, reason: (err as Error).message });
+    log.debug('start failed: the stacks', { err });
     process.stderr.write(`memoryd: cannot start: ${(err as Error).message}\n`);
     exit(EXIT_FAILURE);
     return;
