@@ -18,7 +18,7 @@ export function assertDaemonBuilt() {
   if (!fs.existsSync(compiled)) throw new Error(`${compiled} is missing: build first (npm run build)`);
 }
 
-/** Bound on a graceful stop before SIGKILL, ms (DESIGN.md: exit within 5 s). */
+/** Bound on a graceful stop before SIGKILL, ms (docs/operations.md "Stopping": exit within 5 s). */
 export const STOP_TIMEOUT_MS = 6_000;
 
 /** How many stderr lines of a child are kept to explain a failure. */

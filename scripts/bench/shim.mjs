@@ -20,7 +20,7 @@ const repo = path.resolve(here, '../..');
 const SHIM_BIN = path.join(repo, 'packages/mcp/bin/memoryd-mcp.js');
 const SERVER_MEMORY_BIN = path.join(repo, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
-/** The tools DESIGN.md's "MCP tools" table requires of the shim. */
+/** The tools docs/api-stability.md "MCP tools" promises of the shim. */
 const SHIM_TOOLS = ['memory_search', 'memory_add', 'checkpoint_save', 'checkpoint_resume', 'memory_reflect'];
 
 /** Issue 3's targets. */

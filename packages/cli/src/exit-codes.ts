@@ -1,6 +1,6 @@
 import { ClientErrorCodes, isClientError } from '@memoryd/client';
 
-/** memoryctl's exit codes (DESIGN.md, memoryctl). */
+/** memoryctl's exit codes (docs/api-stability.md, "Command lines"). */
 export const Exit = {
   /** Done. */
   ok: 0,
@@ -14,7 +14,7 @@ export const Exit = {
   notFound: 4,
 } as const;
 
-/** JSON-RPC's not_found (DESIGN.md, Errors). */
+/** JSON-RPC's not_found (docs/protocol.md, "Errors"). */
 const NOT_FOUND = -32004;
 
 /** The exit code for an error a command let through. */

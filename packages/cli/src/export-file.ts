@@ -5,7 +5,7 @@ import type { Writable } from 'node:stream';
 import type { DaemonClient } from '@memoryd/client';
 import { AdminExport } from '@memoryd/protocol';
 
-/** The export file's header line (DESIGN.md, Export and import). */
+/** The export file's header line (docs/protocol.md, "Export and import"). */
 export const EXPORT_FORMAT = 'memoryd-export';
 /** The version of the export format this memoryctl writes and reads. */
 export const EXPORT_VERSION = 1;

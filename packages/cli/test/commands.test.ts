@@ -1,8 +1,9 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// memoryctl against a real daemon (DESIGN.md, memoryctl): every command,
-// its human output and its --json document, the exit codes (0 done, 1 the
-// daemon's error, 2 usage, 3 no daemon, 4 not found), --help everywhere,
-// and autostart like the shim's.
+// memoryctl against a real daemon (docs/architecture.md "memoryctl" and
+// docs/api-stability.md "Command lines"): every command, its human output
+// and its --json document, the exit codes (0 done, 1 the daemon's error,
+// 2 usage, 3 no daemon, 4 not found), --help everywhere, and autostart
+// like the shim's.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

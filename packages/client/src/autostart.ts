@@ -7,7 +7,7 @@ import { dial } from './connection.js';
 import { ClientError, ClientErrorCodes, reason, unavailable } from './errors.js';
 import type { MemorydCommand } from './locate-memoryd.js';
 
-/** Pause between connect attempts while a daemon starts (DESIGN.md: it may take a moment). */
+/** Pause between connect attempts while a daemon starts (docs/architecture.md "Connecting and autostart"). */
 export const POLL_INTERVAL_MS = 30;
 /**
  * Daemons one connect may spawn. The first may lose the LevelDB lock to a

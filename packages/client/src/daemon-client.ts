@@ -18,7 +18,7 @@ export type DaemonHelloResult = ResultOf<typeof DaemonHello>;
 
 /** Default bound of one request, in milliseconds. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
-/** Default bound of the wait for an autostarted daemon (DESIGN.md: 5 s). */
+/** Default bound of the wait for an autostarted daemon (docs/architecture.md "Connecting and autostart": 5 s). */
 export const DEFAULT_START_TIMEOUT_MS = 5_000;
 /**
  * What {@link DaemonClientOptions.busyPollUs} defaulted to while the client
@@ -78,10 +78,10 @@ export interface CallOptions {
 /**
  * A connection to the memory daemon with typed calls. It connects on first
  * use (or {@link connect}), starting memoryd detached when none answers and
- * autostart is allowed (DESIGN.md, Daemon autostart), and greets it with
- * `daemon.hello`. When the daemon goes away, waiting calls fail with
- * ConnectionLost and the next call connects again; no request is ever
- * retried, since not every write is idempotent. Errors are
+ * autostart is allowed (docs/architecture.md "Connecting and autostart"),
+ * and greets it with `daemon.hello`. When the daemon goes away, waiting
+ * calls fail with ConnectionLost and the next call connects again; no
+ * request is ever retried, since not every write is idempotent. Errors are
  * {@link ClientError}s. It never writes to stdout.
  */
 export class DaemonClient {

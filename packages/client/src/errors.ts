@@ -46,7 +46,7 @@ export interface ClientErrorOptions {
 
 /**
  * The one error class of `@memoryd/client`: a stable string `code` and a
- * `cause` (STYLE.md §3, local errors). A daemon's JSON-RPC error arrives as
+ * `cause` (errors.ts's codes; docs/architecture.md, "Errors"). A daemon's JSON-RPC error arrives as
  * code {@link ClientErrorCodes.Rpc} with the wire code in `rpcCode`; absence
  * is never decided from it (the shim asks for `reportNotFound` instead).
  */
@@ -79,7 +79,7 @@ export function isClientError(err: unknown, code?: string): err is ClientError {
   return err instanceof ClientError && (code === undefined || err.code === code);
 }
 
-/** DESIGN.md's "no daemon" text: `memory daemon unavailable at SOCKET: CAUSE`. */
+/** The "no daemon" text of docs/api-stability.md "MCP tools": `memory daemon unavailable at SOCKET: CAUSE`. */
 export function unavailable(socketPath: string, cause: Error): ClientError {
   return new ClientError(ClientErrorCodes.Unavailable, `memory daemon unavailable at ${socketPath}: ${cause.message}`, {
     cause,

@@ -9,7 +9,8 @@ export interface SocketTarget {
   path: string;
   /**
    * True for `socket` given as an option or as MEMORYD_SOCKET: the user's
-   * choice, whose directory is not second-guessed (DESIGN.md, Transport).
+   * choice, whose directory is not second-guessed (docs/architecture.md,
+   * "Connecting and autostart").
    */
   explicit: boolean;
 }

@@ -65,7 +65,7 @@ describe('connect and hello', () => {
     }
   });
 
-  it('without a daemon and without autostart: Unavailable, message exactly as DESIGN.md pins it', async () => {
+  it('without a daemon and without autostart: Unavailable, message exactly as docs/api-stability.md pins it', async () => {
     const socket = join(tempDir(), 'none.sock');
     const client = new DaemonClient({ socket, autostart: false, env: cleanEnv() });
     const err = await withTimeout(client.connect(), 5_000, 'connect').then(

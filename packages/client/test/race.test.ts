@@ -7,9 +7,9 @@ import { DaemonClient } from '@memoryd/client';
 import { DaemonStatus } from '@memoryd/protocol';
 import { cleanEnv, cleanupAll, DAEMON_BIN, daemonsUnder, tempDir, trackPid, untrackPid, waitFor, withTimeout } from '@memoryd/test-support';
 
-// DESIGN.md, Daemon autostart: "Two shims starting at once end with one
-// daemon: the loser of the LevelDB lock exits cleanly and both connect to
-// the winner."
+// docs/architecture.md "Connecting and autostart": clients that autostart
+// at the same moment end with one daemon; the others exit and every client
+// connects to the winner.
 
 after(cleanupAll);
 

@@ -6,8 +6,8 @@ import { Capabilities, DaemonStatus, MemoryAdd, MemorySearch } from '@memoryd/pr
 import { cleanEnv, cleanupAll, DAEMON_BIN, isAlive, tempDir, trackPid, waitFor, withTimeout } from '@memoryd/test-support';
 import { startDaemon } from './helpers/daemon.js';
 
-// DESIGN.md: "A daemon restart is survived: the client reconnects on the
-// next call." Nothing is retried on its own: a call either reaches a
+// docs/architecture.md "Connecting and autostart": a daemon restart is
+// survived; the client connects again on the next call. Nothing is retried on its own: a call either reaches a
 // daemon or fails.
 
 after(cleanupAll);

@@ -55,7 +55,7 @@ function method<M extends MethodDescriptor>(descriptor: M, handler: Handler<M>):
   };
 }
 
-/** Every method of DESIGN.md's table, wired to the store and the daemon. */
+/** Every method of docs/protocol.md "Methods", wired to the store and the daemon. */
 export function daemonMethods(store: MemoryStore, ctx: DaemonContext, embeddings?: Embeddings): RpcMethod[] {
   const table: Record<MethodName, RpcMethod> = {
     'daemon.hello': method(DaemonHello, async () => ({

@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Typed absence": a missing checkpoint is {notFound: true} only
+// docs/protocol.md "Typed absence": a missing checkpoint is {notFound: true} only
 // with reportNotFound: true, and error -32004 otherwise; both for a missing
 // id and for an agent with no checkpoint at all. Unknown params keys are
 // ignored, which is what lets an old daemon ignore reportNotFound.

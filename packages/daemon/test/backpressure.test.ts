@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "JSON-RPC details": a connection's requests may be answered in
+// docs/protocol.md "JSON-RPC details": a connection's requests may be answered in
 // any order (clients match by id); the daemon stops reading from a
 // connection whose responses the client is not reading, so that one client
 // can never hold memory or time that others need. A client pipelines

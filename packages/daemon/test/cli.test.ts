@@ -1,6 +1,6 @@
-// The `memoryd` command line (issue 2, DESIGN.md "Transport" overrides):
-// --help explains every flag and the environment variables DESIGN.md
-// names, exits 0; --version prints the version daemon.hello reports;
+// The `memoryd` command line (issue 2; docs/api-stability.md "Command
+// lines"): --help explains every flag and the socket and data-dir
+// variables, exits 0; --version prints the version daemon.hello reports;
 // a usage error exits 2 with a plain last line and no stack trace.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';

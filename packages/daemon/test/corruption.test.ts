@@ -1,4 +1,4 @@
-// DESIGN.md "Errors": a record that fails to decode is -32010 for the
+// docs/protocol.md "Errors": a record that fails to decode is -32010 for the
 // request that read it, with the cause in the message; it is never skipped
 // silently, and resume never falls back to an older checkpoint. The record
 // is corrupted on disk between two daemon runs, through LevelDB itself.

@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Durability": a write is acknowledged only after LevelDB has
+// docs/operations.md "Durability": a write is acknowledged only after LevelDB has
 // it (sync by default); SIGKILL at any moment loses no acknowledged write.
 // Several connections stream memory.add and checkpoint.save; the daemon is
 // killed while writes are in flight; the next daemon on the same data dir

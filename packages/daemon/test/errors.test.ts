@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Errors": -32601 for unknown methods (including names that
+// docs/protocol.md "Errors": -32601 for unknown methods (including names that
 // exist on every JS object), -32602 with data {field, reason} for every
 // method given params that fail its schema, -32004 for absence. The same
 // contract is run for every method, and a second connection keeps being

@@ -1,6 +1,6 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Export and import", the export half: records and their order
-// (by agentId, facts before checkpoints, each by id; every fact version
+// docs/protocol.md "admin.export" and "Export and import", the export
+// half: records and their order (by agentId, facts before checkpoints, each by id; every fact version
 // with supersededBy/updatedAt/deletedAt), the consistent snapshot a cursor
 // continues (writes between pages are invisible), the cursor overriding
 // other params, the last page without a cursor, limit default 100, and an

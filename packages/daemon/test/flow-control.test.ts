@@ -1,8 +1,8 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // The connection layer in-process, with methods the test controls: what a
 // black box cannot show. The limit of 64 requests in progress per
-// connection (DESIGN.md, JSON-RPC details) and the generic -32603 for a
-// bug (DESIGN.md, Errors) need a method that blocks until released and
+// connection (docs/protocol.md, "JSON-RPC details") and the generic -32603
+// for a bug (docs/protocol.md, "Errors") need a method that blocks until released and
 // one that throws something that is not ours.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Export and import", the import half: ids and times kept as
-// given, in any order within or across calls; history survives a round
+// docs/protocol.md "admin.import" and "Export and import", the import
+// half: ids and times kept as given, in any order within or across calls; history survives a round
 // trip; a record whose id the agent already has is skipped (importing the
 // same export twice adds nothing); a record that fails validation is
 // rejected with its index, code -32602 and a reason while the rest import.

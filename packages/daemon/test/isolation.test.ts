@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Limits": no agentId can read or write another agent's keys,
+// docs/protocol.md "Conventions": no agentId can read or write another agent's keys,
 // whatever it contains; agentIds are case-sensitive. The ids are chosen so
 // that any key separator or prefix scheme ('.', ':', '@', '-', case) would
 // let one agent's range overlap another's if the layout were naive.

@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "JSON-RPC details" and the -32700/-32600 rows of "Errors",
+// docs/protocol.md "JSON-RPC details" and the -32700/-32600 rows of "Errors",
 // byte for byte on the wire: parse errors, invalid requests and ids,
 // notifications (no reply, even for errors), batches (mixed, only invalid,
 // only notifications, empty), ids echoed as given, and a last line without

@@ -1,4 +1,4 @@
-// DESIGN.md "Durability" and the lifecycle of issue 2: a stale socket file
+// docs/architecture.md "Lifecycle" (startup) and issue 2: a stale socket file
 // with no listener is replaced; a second daemon on the same socket (live)
 // or on the same data dir (LevelDB lock) exits non-zero within 5 s, its last
 // stderr line naming the socket or data dir, with no stack trace, while the

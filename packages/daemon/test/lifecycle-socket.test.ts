@@ -1,5 +1,6 @@
-// DESIGN.md "Transport", the socket file: the default path under
-// XDG_RUNTIME_DIR (else TMPDIR), a created socket directory is 0700 and the
+// docs/architecture.md "Lifecycle" (startup) and docs/protocol.md
+// "Framing", the socket file: the default path under XDG_RUNTIME_DIR
+// (else TMPDIR), a created socket directory is 0700 and the
 // socket 0600; an existing default directory that is not ours or admits
 // anyone else makes the daemon exit non-zero within 5 s without listening
 // or changing it; an explicit path is not second-guessed; socket paths are

@@ -1,4 +1,4 @@
-// DESIGN.md "Durability": SIGTERM and SIGINT stop accepting, finish
+// docs/operations.md "Stopping": SIGTERM and SIGINT stop accepting, finish
 // in-flight requests, close the store, remove the socket and exit 0 within
 // 5 s, whatever the clients are doing (idle, pipelining, not reading).
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Limits" for checkpoints and imports, just inside and just
+// docs/protocol.md "Limits" for checkpoints and imports, just inside and just
 // outside: state (a JSON object, at most 1 MiB as UTF-8 JSON, nested at
 // most 64 levels; arrays, null and scalars rejected), messageCount
 // (integer 0-2,147,483,647), and admin.import (at most 1,000 records; more

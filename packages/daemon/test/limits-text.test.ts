@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Limits", each just inside and just outside: agentId (1-128 of
+// docs/protocol.md "Limits", each just inside and just outside: agentId (1-128 of
 // [A-Za-z0-9._:@-], on every method that takes one), content (1-16,384
 // UTF-8 bytes, not only white space), tags (at most 32, each 1-64 code
 // points, not only white space), query (1-1,024 bytes), limit (1-100;

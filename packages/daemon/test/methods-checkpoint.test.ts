@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "RPC methods": checkpoint.save, checkpoint.resume (latest
+// docs/protocol.md "Methods": checkpoint.save, checkpoint.resume (latest
 // without checkpointId, a given one with it) and checkpoint.list (oldest
 // first, no state, `next` only when more follow).
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "RPC methods": daemon.hello, daemon.status (its counts follow
+// docs/protocol.md "Methods": daemon.hello, daemon.status (its counts follow
 // adds, deletes and checkpoints; `connections` follows open sockets),
 // agent.list, and daemon.shutdown ({ok: true}, then a graceful stop that
 // exits 0 and removes the socket).

@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "RPC methods": memory.add (ids, times, idempotence on
+// docs/protocol.md "Methods": memory.add (ids, times, idempotence on
 // normalised content), memory.list (oldest first, current facts only,
 // `next` only when more follow) and memory.reflect (update returns
 // supersededBy and keeps the old version as history; delete never does).

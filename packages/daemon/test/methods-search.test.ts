@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "RPC methods", memory.search through the wire: any query word
+// docs/protocol.md "memory.search", through the wire: any query word
 // matches (OR), facts matching more and rarer words rank first (BM25),
 // scores come best first, stop words are ignored unless the query has
 // nothing else, tags are searched, only current facts are returned, and

@@ -1,4 +1,4 @@
-// DESIGN.md "Errors", overloaded (-32011): past the connection cap the
+// docs/protocol.md "Errors", overloaded (-32011): past the connection cap the
 // daemon sends one error response with id null on the new connection and
 // closes it; the connections it already has keep working, and a slot freed
 // is a slot a newcomer gets.

@@ -1,5 +1,5 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
-// DESIGN.md "Transport": a line longer than 8 MiB gets a -32600 error
+// docs/protocol.md "Framing": a line longer than 8 MiB gets a -32600 error
 // response and then that connection is closed, while the daemon keeps
 // serving everyone else; a line of exactly 8 MiB is still a request; a
 // non-JSON line is -32700 and the connection stays usable.

@@ -24,7 +24,7 @@ export function checkArgs<I extends TObject>(input: I, args: Record<string, unkn
   return { ok: false, text: invalidArguments(field, reason) };
 }
 
-/** `invalid arguments: FIELD: REASON` (DESIGN.md "Prose"). */
+/** `invalid arguments: FIELD: REASON` (docs/api-stability.md "MCP tools"). */
 export function invalidArguments(field: string, reason: string): string {
   return `invalid arguments: ${field}: ${reason}`;
 }

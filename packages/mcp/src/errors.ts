@@ -1,10 +1,11 @@
 import { ClientErrorCodes, isClientError } from '@memoryd/client';
 
 /**
- * The text of a failed tool call (DESIGN.md "Prose"). No daemon: the
- * client's own `memory daemon unavailable at SOCKET: CAUSE`, word for word.
- * Anything else: `TOOL error: CAUSE`, TOOL being the tool name with `_` as a
- * space and CAUSE the daemon's (or the client's) message.
+ * The text of a failed tool call (docs/api-stability.md "MCP tools"). No
+ * daemon: the client's own `memory daemon unavailable at SOCKET: CAUSE`,
+ * word for word. Anything else: `TOOL error: CAUSE`, TOOL being the tool
+ * name with `_` as a space and CAUSE the daemon's (or the client's)
+ * message.
  */
 export function failureText(tool: string, err: unknown): string {
   if (isClientError(err, ClientErrorCodes.Unavailable)) return err.message;

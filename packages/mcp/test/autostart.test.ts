@@ -6,7 +6,7 @@ import { startDaemon } from './helpers/daemon.js';
 import { assertSuccess, overStdio, type StdioSession } from './helpers/mcp.js';
 import { daemonStatus } from './helpers/ndjson.js';
 
-// DESIGN.md "Daemon autostart", through the built bin: the first tool call
+// docs/architecture.md "Connecting and autostart", through the built bin: the first tool call
 // starts memoryd when none answers; two shims starting at once end with one
 // daemon and both succeed; a daemon restart between two calls is survived.
 

@@ -59,7 +59,7 @@ describe('tools/list', () => {
     }
   });
 
-  test('inputs are snake_case with the required keys DESIGN.md gives', () => {
+  test('inputs are snake_case with the required keys docs/api-stability.md gives', () => {
     const expected: Record<string, { keys: string[]; required: string[] }> = {
       memory_search: { keys: ['agent_id', 'query', 'limit'], required: ['agent_id', 'query'] },
       memory_add: { keys: ['agent_id', 'content', 'tags', 'context'], required: ['agent_id', 'content'] },
@@ -84,7 +84,7 @@ describe('tools/list', () => {
     assert.deepEqual(anyOf[1]!.required, ['agent_id', 'found']);
   });
 
-  test('output schemas accept what DESIGN.md allows and reject what it does not', () => {
+  test('output schemas accept what docs/api-stability.md allows and reject what it does not', () => {
     const id = '01JZ0000000000000000000000';
     const at = '2026-12-02T11:29:00.000Z';
     const good: Array<[string, unknown]> = [

@@ -6,7 +6,7 @@ import { cleanupAll, tempDir, trackCloser } from '@memoryd/test-support';
 import { assertFailure, inProcess, overStdio, type Session } from './helpers/mcp.js';
 import { type FakeDaemon, oldNotFoundMessage, startFakeDaemon, startOldDaemon } from './helpers/fake-daemon.js';
 
-// DESIGN.md "Version skew": a new shim facing a daemon without
+// docs/api-stability.md, "Version skew": a new shim facing a daemon without
 // `reportNotFound` gets -32004 for a missing checkpoint. That is an
 // operational failure with a hint to restart the daemon, never absence,
 // whatever on_missing says.

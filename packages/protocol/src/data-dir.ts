@@ -8,7 +8,7 @@ export interface DataDirEnv {
 }
 
 /**
- * DESIGN.md's default: `$XDG_DATA_HOME/memoryd` (`~/.local/share/memoryd`)
+ * The default (README.md "Configuration"): `$XDG_DATA_HOME/memoryd` (`~/.local/share/memoryd`)
  * on Linux and others, `~/Library/Application Support/memoryd` on macOS.
  * An empty XDG_DATA_HOME counts as unset.
  */

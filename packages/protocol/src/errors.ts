@@ -1,7 +1,7 @@
 /**
  * Numeric JSON-RPC error codes on the wire. These are the contract: clients
- * branch on them, never on the message text. The names mirror DESIGN.md's
- * error table.
+ * branch on them, never on the message text. The names mirror the
+ * error table of docs/protocol.md "Errors".
  */
 export const ErrorCodes = {
   /** A line that is not JSON. */
@@ -25,7 +25,7 @@ export const ErrorCodes = {
 /** One of {@link ErrorCodes}. */
 export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
 
-/** The stable names DESIGN.md gives the codes, for logs and docs. */
+/** The stable names docs/protocol.md "Errors" gives the codes, for logs and docs. */
 export const ErrorNames: Readonly<Record<ErrorCode, string>> = {
   [ErrorCodes.ParseError]: 'parse_error',
   [ErrorCodes.InvalidRequest]: 'invalid_request',

@@ -1,6 +1,6 @@
 import { Limits } from './limits.js';
 
-/** Longest NDJSON line, in bytes without its `\n` (DESIGN.md: 8 MiB). */
+/** Longest NDJSON line, in bytes without its `\n` (docs/protocol.md "Framing": 8 MiB). */
 export const MAX_LINE_BYTES = Limits.maxLineBytes;
 
 const NEWLINE = 0x0a;

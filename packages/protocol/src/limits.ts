@@ -1,5 +1,5 @@
 /**
- * Every limit of DESIGN.md's "Limits" section, as named constants. Schemas
+ * Every limit of docs/protocol.md's "Limits" section, as named constants. Schemas
  * are built from these; params past them are invalid_params.
  */
 export const Limits = {

@@ -2,7 +2,7 @@
 // safe to use. Pure functions of their inputs (no I/O), so the daemon and
 // every client judge a path the same way.
 
-/** Longest socket path in bytes: sun_path minus its NUL (STYLE.md §4). */
+/** Longest socket path in bytes: sun_path minus its NUL (docs/protocol.md, "Framing"). */
 export const MaxSocketPathBytes: Readonly<Record<string, number>> = { linux: 107, darwin: 102 };
 
 /** The limit for `platform`, the stricter one when unknown. */
@@ -21,7 +21,7 @@ function joinPath(dir: string, ...parts: string[]): string {
 }
 
 /**
- * DESIGN.md's default: `$XDG_RUNTIME_DIR/memoryd/memoryd.sock`; without
+ * The default (docs/protocol.md "Framing"): `$XDG_RUNTIME_DIR/memoryd/memoryd.sock`; without
  * XDG_RUNTIME_DIR, `$TMPDIR/memoryd-<uid>/memoryd.sock` (TMPDIR defaulting
  * to /tmp). Empty variables count as unset.
  */

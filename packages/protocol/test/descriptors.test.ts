@@ -1,5 +1,5 @@
 // The method table, error codes, version and the published JSON Schemas:
-// names and numbers are DESIGN.md's literals, and the schemas are ones
+// names and numbers are docs/protocol.md's literals, and the schemas are ones
 // strict clients accept (no `$schema`, no `format`, objects at the root).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -25,8 +25,8 @@ import {
   PROTOCOL_VERSION,
 } from '@memoryd/protocol';
 
-/** DESIGN.md "RPC methods" table, first column, in its order. */
-const DESIGN_METHODS = [
+/** The methods of docs/protocol.md "Methods", in its order. */
+const DOCUMENTED_METHODS = [
   'daemon.hello',
   'daemon.status',
   'memory.add',
@@ -63,7 +63,7 @@ const literalNames: Record<MethodName, true> = {
 const resumeName: 'checkpoint.resume' = CheckpointResume.method;
 
 describe('method descriptors', () => {
-  it('each exported descriptor carries DESIGN.md\'s literal name', () => {
+  it('each exported descriptor carries docs/protocol.md\'s literal name', () => {
     const byExport: Array<[{ method: string }, string]> = [
       [DaemonHello, 'daemon.hello'],
       [DaemonStatus, 'daemon.status'],
@@ -81,13 +81,13 @@ describe('method descriptors', () => {
     ];
     for (const [descriptor, name] of byExport) assert.equal(descriptor.method, name);
     assert.equal(resumeName, 'checkpoint.resume');
-    assert.deepEqual(Object.keys(literalNames).sort(), [...DESIGN_METHODS].sort());
+    assert.deepEqual(Object.keys(literalNames).sort(), [...DOCUMENTED_METHODS].sort());
   });
 
-  it('Methods lists exactly those 14, in DESIGN.md\'s order, each once', () => {
+  it('Methods lists exactly those 14, in docs/protocol.md\'s order, each once', () => {
     assert.deepEqual(
       Methods.map((m) => m.method),
-      DESIGN_METHODS,
+      DOCUMENTED_METHODS,
     );
     assert.equal(new Set(Methods).size, 14);
   });
@@ -103,7 +103,7 @@ describe('method descriptors', () => {
 });
 
 describe('error codes, version and capabilities', () => {
-  it('ErrorCodes are DESIGN.md\'s table', () => {
+  it('ErrorCodes are docs/protocol.md\'s table', () => {
     const table: Array<[number, string]> = [
       [-32700, 'parse_error'],
       [-32600, 'invalid_request'],

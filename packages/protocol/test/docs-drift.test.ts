@@ -57,7 +57,7 @@ describe('docs/protocol.md: methods', () => {
     });
   }
 
-  it('documents not_found where DESIGN.md gives it', () => {
+  it('documents not_found for the methods that look up one fact or checkpoint', () => {
     for (const method of ['memory.reflect', 'checkpoint.resume']) {
       const section = namedSections(doc).get(method)?.[0];
       const listed = errorLines(section?.children.find((c) => c.title === 'Errors')).map((e) => e.code);

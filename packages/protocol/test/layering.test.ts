@@ -1,4 +1,4 @@
-// The import direction of DESIGN.md "Packages", checked on the sources:
+// The import direction of docs/architecture.md "Packages and their imports", checked on the sources:
 // protocol imports nothing of ours and no Node module (it does no I/O);
 // every other package imports only what the table allows, and declares
 // it in package.json and tsconfig references. The compiler's project
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 // The test runs from packages/protocol/dist-test/.
 const PACKAGES = fileURLToPath(new URL('../../', import.meta.url));
 
-/** DESIGN.md's "may import" column, by package directory. */
+/** The "may import" column of docs/architecture.md, by package directory. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
   protocol: [],
   daemon: ['protocol'],
@@ -26,7 +26,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 };
 
 /**
- * Private packages only test code may use (not in DESIGN.md's table: they
+ * Private packages only test code may use (not in docs/architecture.md's table: they
  * ship nothing), with what their own src may import.
  */
 const TEST_ONLY: Record<string, readonly string[]> = {
@@ -68,8 +68,8 @@ function ourPackage(spec: string): string | undefined {
 const present = readdirSync(PACKAGES).filter((name) => statSync(join(PACKAGES, name)).isDirectory());
 
 describe('package layering', () => {
-  it('every package is one DESIGN.md lists', () => {
-    for (const name of present) assert.ok(name in MAY_IMPORT || name in TEST_ONLY, `packages/${name} is not in DESIGN.md's table`);
+  it('every package is one docs/architecture.md lists', () => {
+    for (const name of present) assert.ok(name in MAY_IMPORT || name in TEST_ONLY, `packages/${name} is not in docs/architecture.md's table`);
     assert.ok(present.includes('protocol') && present.includes('daemon'));
   });
 
@@ -96,7 +96,7 @@ describe('package layering', () => {
   });
 
   for (const name of present) {
-    it(`${name}: sources, package.json and tsconfig import only what DESIGN.md allows`, () => {
+    it(`${name}: sources, package.json and tsconfig import only what docs/architecture.md allows`, () => {
       const allowed = MAY_IMPORT[name] ?? TEST_ONLY[name] ?? [];
       const root = join(PACKAGES, name);
       const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {

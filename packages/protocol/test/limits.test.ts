@@ -1,4 +1,4 @@
-// Every limit of DESIGN.md "Limits", with a case just inside and just
+// Every limit of docs/protocol.md "Limits", with a case just inside and just
 // outside, through the params schemas that enforce them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -20,7 +20,7 @@ import { ULID_A, accepts, nested, ofBytes, rejects, stateOfBytes } from './helpe
 
 const add = (extra: Record<string, unknown>) => ({ agentId: 'agent', content: 'a fact', ...extra });
 
-describe('Limits: values are DESIGN.md\'s', () => {
+describe('Limits: values are docs/protocol.md\'s', () => {
   it('pins every number', () => {
     assert.equal(Limits.agentIdMaxLength, 128);
     assert.equal(Limits.agentIdPattern, '^[A-Za-z0-9._:@-]+$');

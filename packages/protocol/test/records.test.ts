@@ -1,5 +1,5 @@
 // FactRecord, CheckpointRecord, ExportHeader and validateExportRecord:
-// the export file format of DESIGN.md "Export and import", with the field
+// the export file format of docs/protocol.md "Export and import", with the field
 // paths an admin.import rejection reports.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -134,7 +134,7 @@ describe('validateExportRecord', () => {
 
 describe('ExportHeader', () => {
   const header = { type: 'memoryd-export', version: 1, createdAt: TIME, daemonVersion: '0.1.0' };
-  it('accepts DESIGN.md\'s header line', () => {
+  it('accepts docs/protocol.md\'s header line', () => {
     assertOk(validate(ExportHeader, header), 'header');
     assertOk(validate(ExportHeader, JSON.parse(JSON.stringify(header))), 'round trip');
   });

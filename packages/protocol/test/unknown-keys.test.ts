@@ -1,5 +1,5 @@
-// Pins that unknown params keys are accepted. DESIGN.md's version skew
-// depends on it: a new client sends `reportNotFound` to an old daemon,
+// Pins that unknown params keys are accepted. Version skew depends on it
+// (docs/protocol.md "Conventions" and "Typed absence"): a new client sends `reportNotFound` to an old daemon,
 // whose checkpoint.resume schema does not know that key; the call must
 // still validate (the daemon then ignores the key and answers -32004).
 import assert from 'node:assert/strict';

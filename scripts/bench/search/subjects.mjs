@@ -27,7 +27,7 @@ const IMPORT_TIMEOUT_MS = 300_000;
 const START_TIMEOUT_MS = 120_000;
 /** Bound on the wait for meaning search to embed a scale's facts. */
 const EMBED_TIMEOUT_MS = 1_800_000;
-/** Bound on a server's exit after daemon.shutdown, ms (DESIGN.md: within 5 s). */
+/** Bound on a server's exit after daemon.shutdown, ms (docs/operations.md "Stopping": within 5 s). */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 /** Bound on a timing job beyond its calls' own timeouts, ms. */
 const TIMER_SLACK_MS = 60_000;

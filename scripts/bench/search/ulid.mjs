@@ -22,7 +22,7 @@ export function ulid(timeMs, rand) {
   let time = '';
   let t = timeMs;
   // 10 digits of 5 bits = 50 bits for a 48-bit time, so the first digit is
-  // 0-7: the pattern DESIGN.md's Ulid schema checks.
+  // 0-7: the pattern @memoryd/protocol's Ulid schema checks.
   for (let i = 0; i < 10; i++) {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);

@@ -7,8 +7,8 @@ import { mulberry32 } from './random.mjs';
 
 /**
  * Stop words the generator mixes in. Queries leave them out: an agent
- * searches for what a fact is about, and DESIGN.md ignores stop words in a
- * query that has other words anyway.
+ * searches for what a fact is about, and search ignores stop words in a
+ * query that has other words anyway (docs/protocol.md "memory.search").
  */
 export const STOP_WORDS = [
   'the', 'a', 'an', 'and', 'or', 'but', 'of', 'to', 'in', 'on', 'at', 'for', 'with', 'from', 'by', 'is', 'are',

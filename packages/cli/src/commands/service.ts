@@ -17,7 +17,7 @@ import { CLI_VERSION } from '../version.js';
 const ACTIONS = ['install', 'uninstall', 'status'] as const;
 type Action = (typeof ACTIONS)[number];
 
-/** Bound on the wait for a daemon outside the service to exit after daemon.shutdown (DESIGN.md: 5 s). */
+/** Bound on the wait for a daemon outside the service to exit after daemon.shutdown (twice the 5 s of docs/operations.md, "Stopping"). */
 const STOP_WAIT_MS = 10_000;
 
 const uid = () => process.getuid?.() ?? 0;

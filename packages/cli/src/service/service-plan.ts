@@ -38,7 +38,7 @@ export interface ServiceInputs {
   dataDir: string;
   /** A socket the user chose; else the target's default. */
   socket: string | undefined;
-  /** The socket clients of this environment look for by default (DESIGN.md: Transport). */
+  /** The socket clients of this environment look for by default (docs/protocol.md, "Framing"). */
   clientSocket: string;
 }
 

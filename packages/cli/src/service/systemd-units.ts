@@ -8,7 +8,7 @@
 export const SOCKET_UNIT = 'memoryd.socket';
 export const SERVICE_UNIT = 'memoryd.service';
 
-/** DESIGN.md's listening path: the user's runtime dir (`%t`, XDG_RUNTIME_DIR). */
+/** The default listening path (docs/protocol.md, "Framing"): the user's runtime dir (`%t`, XDG_RUNTIME_DIR). */
 export const DEFAULT_LISTEN_STREAM = '%t/memoryd/memoryd.sock';
 
 /**
@@ -28,7 +28,7 @@ function settingPath(path: string): string {
   return path.replace(/%/g, '%%');
 }
 
-/** memoryd.socket: `listen` is DESIGN.md's `%t/...` path unless the user chose another. */
+/** memoryd.socket: `listen` is the default `%t/...` path (docs/api-stability.md, "Command lines") unless the user chose another. */
 export function socketUnit(listen: { specifier: string } | { path: string }): string {
   const stream = 'specifier' in listen ? listen.specifier : settingPath(listen.path);
   return `# Written by memoryctl service install; memoryctl service uninstall removes it.

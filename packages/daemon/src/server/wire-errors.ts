@@ -3,7 +3,7 @@ import { JSONRPCErrorException, type JSONRPCErrorResponse, createJSONRPCErrorRes
 import { DaemonError, DaemonErrorCodes } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-// The one place where errors become wire codes (STYLE.md §3). A DaemonError
+// The one place where errors become wire codes (docs/architecture.md, "Errors"). A DaemonError
 // maps by its stable code; a JSONRPCErrorException passes through; anything
 // else is a bug: its stack goes to the log, the client gets a generic text.
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 
-/** A ULID as DESIGN.md's ids are: 26 characters of Crockford base 32. */
+/** A ULID as docs/protocol.md's ids are ("Conventions"): 26 characters of Crockford base 32. */
 export const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /** RFC 3339 UTC with milliseconds. */

@@ -97,7 +97,8 @@ export const checkpointResumeTool = defineTool({
       });
     } catch (err) {
       // A daemon without the capability ignored reportNotFound and answered
-      // -32004: still a failure (DESIGN.md "Version skew"), with the fix.
+      // -32004: still a failure (docs/api-stability.md, "Version skew"), with
+      // the fix.
       if (
         isClientError(err, ClientErrorCodes.Rpc) &&
         err.rpcCode === ErrorCodes.NotFound &&

@@ -84,7 +84,7 @@ export const memoryReflectTool = defineTool({
     });
     const prose = reflectProse(r.action, args.agent_id, args.fact_id);
     if (r.action === 'update') {
-      // The daemon's factId is the old fact and supersededBy the new one (DESIGN.md, memory.reflect).
+      // The daemon's factId is the old fact and supersededBy the new one (docs/protocol.md "memory.reflect").
       if (r.supersededBy === undefined) throw new Error('memory.reflect update answered without supersededBy');
       return success<MemoryReflectOutput>({ action: 'update', agent: args.agent_id, ok: true, fact_id: r.supersededBy, superseded_id: r.factId }, prose);
     }

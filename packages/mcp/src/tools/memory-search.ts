@@ -36,7 +36,7 @@ export const MemorySearchOutput = Type.Object(
 /** Typed `structuredContent` of `memory_search`. */
 export type MemorySearchOutput = Static<typeof MemorySearchOutput>;
 
-/** The pinned prose of a search result (DESIGN.md "Prose"). */
+/** The pinned prose of a search result (docs/api-stability.md "MCP tools"). */
 export function searchProse(out: MemorySearchOutput): string {
   const who = `for agent ${quote(out.agent_id)} matching ${quote(out.query)}`;
   if (out.count === 0) return `No facts found ${who}.`;

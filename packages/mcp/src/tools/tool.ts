@@ -29,7 +29,7 @@ export interface ToolSuccess {
 /**
  * A failure: `isError` and text only. Never `structuredContent`: a
  * structured error that does not match the success schema makes strict
- * clients reject the whole response, hiding the error (DESIGN.md).
+ * clients reject the whole response, hiding the error (ADR 0005).
  */
 export interface ToolFailure {
   [key: string]: unknown;

@@ -87,7 +87,8 @@ export function oldNotFoundMessage(agentId: string): string {
 }
 
 /**
- * Plays a daemon from before `reportNotFound` (DESIGN.md "Version skew"):
+ * Plays a daemon from before `reportNotFound` (docs/api-stability.md,
+ * "Version skew"):
  * its hello announces no capabilities, and `checkpoint.resume` of a missing
  * checkpoint is error -32004 whatever the params say (old daemons ignore
  * unknown params). `capabilities` lets a test make it announce some anyway.

@@ -139,7 +139,7 @@ export function assertFailure(r: CallToolResult): string {
 }
 
 /**
- * Optional keys are absent, never null (DESIGN.md). A checkpoint's `state`
+ * Optional keys are absent, never null (docs/api-stability.md "MCP tools"). A checkpoint's `state`
  * is the agent's own data and may hold nulls: it is not descended into.
  */
 function assertNoNulls(value: unknown, path = 'structuredContent'): void {

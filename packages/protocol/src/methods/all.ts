@@ -5,7 +5,7 @@ import { CheckpointList, CheckpointResume, CheckpointSave } from './checkpoint.j
 import { DaemonHello, DaemonShutdown, DaemonStatus } from './daemon.js';
 import { MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from './memory.js';
 
-/** Every method of protocol version 1, in DESIGN.md's order. */
+/** Every method of protocol version 1, in the order of docs/protocol.md "Methods". */
 export const Methods = [
   DaemonHello,
   DaemonStatus,

@@ -1,8 +1,8 @@
 import { Kind, type TSchema, type TUnsafe, Type, TypeRegistry } from '@sinclair/typebox';
 
-// TypeBox's standard keywords count UTF-16 code units, but DESIGN.md's
-// limits are in UTF-8 bytes (content, query), in code points (tags) and in
-// JSON size and depth (state). These custom kinds keep those limits inside
+// TypeBox's standard keywords count UTF-16 code units, but the limits of
+// docs/protocol.md "Limits" are in UTF-8 bytes (content, query), in code
+// points (tags) and in JSON size and depth (state). These custom kinds keep those limits inside
 // the one schema that also yields the TypeScript type and the published
 // JSON Schema, which carries the nearest standard keywords plus a
 // description of the exact rule. TypeCompiler calls the registered check.

@@ -38,7 +38,7 @@ export const DEFAULT_INDEX_MEMORY_BYTES = 128 * 1024 * 1024;
 
 /**
  * A stop writes images for at most this long: the daemon must exit within
- * 5 s of SIGTERM (DESIGN.md), and a large run can leave many indexes to
+ * 5 s of SIGTERM (docs/operations.md "Stopping"), and a large run can leave many indexes to
  * write. An agent whose image is not written in time is rebuilt at the
  * next start (its old image no longer matches the store), slower, never
  * wrong.

@@ -10,8 +10,8 @@ import { type CheckpointRow, type FactRow, storedCheckpointOfRow, storedFactOfRo
 /*
  * admin.export on PostgreSQL: the first call opens a REPEATABLE READ,
  * READ ONLY transaction on a connection of its own, whose snapshot every
- * page of that export reads (DESIGN.md: later writes are invisible to
- * it). The cursor names the session and the last record a page returned;
+ * page of that export reads (docs/protocol.md "admin.export": later
+ * writes are invisible to it). The cursor names the session and the last record a page returned;
  * the same page read again (a retried call) hands out the same cursor.
  * An idle session ends after the cursor TTL, and its connection goes
  * back to the pool.
