@@ -4,12 +4,14 @@
 // socket 0600; an existing default directory that is not ours or admits
 // anyone else makes the daemon exit non-zero within 5 s without listening
 // or changing it; an explicit path is not second-guessed; socket paths are
-// limited to 107 bytes with a clear one-line error past that.
+// limited to 107 bytes with a clear one-line error past that. A socket
+// file deleted under a running daemon is bound again by it (ADR 0035).
 import assert from 'node:assert/strict';
-import { chmodSync, chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { canConnect, cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, tempDir } from '@memoryd/test-support';
+import { DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
+import { canConnect, cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, tempDir, waitFor } from '@memoryd/test-support';
 import { assertServing, connect } from './helpers/rpc.js';
 
 after(cleanupAll);
@@ -157,5 +159,44 @@ describe('socket path length', () => {
     assertRefused(d, started, socket);
     assert.equal(await canConnect(socket), false);
     assert.equal(existsSync(socket), false);
+  });
+});
+
+describe('a socket file deleted while the daemon runs (a tmp cleaner)', () => {
+  it('is bound again at once, by the same daemon, which keeps its connections and data', async () => {
+    const dir = tempDir();
+    const socket = join(dir, 'run', 'd.sock');
+    const d = await startDaemon({ socket });
+    const kept = await connect(socket);
+    const added = await kept.ok(MemoryAdd, { agentId: 'tmp-cleaner', content: 'kept through a deleted socket file' });
+    unlinkSync(socket);
+    await waitFor(() => canConnect(socket), 5_000, 'the socket file bound again');
+    const fresh = await connect(socket);
+    assert.equal((await fresh.ok(DaemonStatus, {})).pid, d.pid, 'the same daemon answers');
+    assert.deepEqual((await fresh.ok(MemoryList, { agentId: 'tmp-cleaner' })).facts.map((f) => f.id), [added.factId]);
+    await assertServing(kept);
+    assert.equal(mode(socket), 0o600);
+    assert.ok(d.stderr().includes('the socket file was deleted; it is bound again'));
+
+    // The whole directory, the socket lock's beside it, as a cleaner of old directories would
+    // (moved away first: the daemon may bind again while a recursive delete is still walking it).
+    renameSync(join(dir, 'run'), join(dir, 'gone'));
+    rmSync(join(dir, 'gone'), { recursive: true, force: true });
+    await waitFor(() => canConnect(socket), 5_000, 'the socket bound again in a directory made again');
+    const again = await connect(socket);
+    assert.equal((await again.ok(DaemonStatus, {})).pid, d.pid);
+    for (const c of [kept, fresh, again]) c.socket.destroy();
+    assert.deepEqual(await d.stop(), { code: 0, signal: null });
+    assert.equal(existsSync(socket), false, 'removed at the stop');
+  });
+
+  it('a second daemon on a socket another holds names the holder\'s pid', async () => {
+    const dir = tempDir();
+    const socket = join(dir, 'd.sock');
+    const first = await startDaemon({ socket, dataDir: join(dir, 'one') });
+    const second = await spawnDaemon({ socket, dataDir: join(dir, 'two'), wait: 'exit' });
+    assert.notEqual((await second.exited).code, 0);
+    assert.match(second.lastStderrLine(), new RegExp(`^memoryd: cannot start: socket .*d\\.sock is taken by another memoryd \\(pid ${first.pid}\\)`));
+    await first.stop();
   });
 });

@@ -1,3 +1,5 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Level } from 'level';
 import { DaemonError, DaemonErrorCodes, rootCause } from '../errors.js';
 
@@ -31,9 +33,15 @@ export async function claimSocketLock(socketPath: string): Promise<SocketLock> {
   } catch (err) {
     const e = err as { code?: unknown; cause?: { code?: unknown } };
     if (e.code === 'LEVEL_DATABASE_NOT_OPEN' && e.cause?.code === 'LEVEL_LOCKED') {
-      throw new DaemonError(DaemonErrorCodes.SocketInUse, `socket ${socketPath} is taken by another memoryd (it holds ${path})`, { cause: err });
+      const holder = await readFile(join(path, HOLDER), 'utf8').then((t) => /^\d+$/.test(t.trim()) ? ` (pid ${t.trim()})` : '', () => '');
+      throw new DaemonError(DaemonErrorCodes.SocketInUse, `socket ${socketPath} is taken by another memoryd${holder} (it holds ${path})`, { cause: err });
     }
     throw new DaemonError(DaemonErrorCodes.SocketPath, `cannot lock socket ${socketPath} (${path}): ${rootCause(err)}`, { cause: err });
   }
+  // Who holds it, for the message of a daemon that finds it taken; a failure to say so is no failure to lock.
+  await writeFile(join(path, HOLDER), `${process.pid}\n`).catch(() => {});
   return { path, release: () => db.close() };
 }
+
+/** The file in the lock's directory naming the process that holds it. */
+const HOLDER = 'memoryd.pid';

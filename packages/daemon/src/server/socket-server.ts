@@ -1,5 +1,7 @@
-import { chmod, unlink } from 'node:fs/promises';
+import { type FSWatcher, watch } from 'node:fs';
+import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
+import { basename, dirname } from 'node:path';
 import { ErrorCodes, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
@@ -20,7 +22,14 @@ export type ListenTarget = { path: string } | { fd: number; path: string };
  * {@link Connection}, and stops gracefully.
  */
 export class SocketServer {
-  private readonly server: Server;
+  /** The listening server; replaced when the socket file it bound is deleted and bound again. */
+  private server: Server;
+  /** Servers whose socket file was deleted, unreachable: closed with the daemon. */
+  private readonly retired: Server[] = [];
+  /** Watches the bound socket's directory, so a deleted socket file is bound again. */
+  private watcher: FSWatcher | undefined;
+  private rebinding: Promise<void> | undefined;
+  private closing = false;
   private readonly connections = new Set<Connection>();
   private readonly refusals: RefusalLog;
   private readonly lineBudget = new LineBudget(Limits.maxUnfinishedLineBytes);
@@ -35,8 +44,13 @@ export class SocketServer {
     this.refusals = new RefusalLog(log, maxConnections);
     // allowHalfOpen: a client may end its side and still read the answer
     // to its last line.
-    this.server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
-    this.server.on('error', (err) => this.log.error('server error', { err }));
+    this.server = this.newServer();
+  }
+
+  private newServer(): Server {
+    const server = createServer({ allowHalfOpen: true, pauseOnConnect: false }, (socket) => this.accept(socket));
+    server.on('error', (err) => this.log.error('server error', { err }));
+    return server;
   }
 
   /** Open connections. */
@@ -44,32 +58,86 @@ export class SocketServer {
     return this.connections.size;
   }
 
-  /** Binds (socket 0600) or adopts the inherited fd. */
+  /**
+   * Binds (socket 0600) or adopts the inherited fd. A socket it binds is
+   * watched: when the file is deleted (a tmp cleaner), it is bound again,
+   * so clients find the daemon that still runs (docs/operations.md,
+   * "Troubleshooting"). An inherited socket is systemd's to keep.
+   */
   async listen(target: ListenTarget): Promise<void> {
+    await this.listenOn(this.server, target);
+    if (!('fd' in target)) {
+      this.boundPath = target.path;
+      this.watchSocketFile(target.path);
+    }
+  }
+
+  private async listenOn(server: Server, target: ListenTarget): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       const onError = (err: Error) => reject(err);
-      this.server.once('error', onError);
+      server.once('error', onError);
       const done = () => {
-        this.server.off('error', onError);
+        server.off('error', onError);
         resolve();
       };
       if ('fd' in target) {
-        this.server.listen({ fd: target.fd }, done);
+        server.listen({ fd: target.fd }, done);
       } else {
         // Bind under a umask that leaves the socket 0600 from its first
         // moment; the chmod below makes it explicit on every platform.
         const previous = process.umask(0o177);
         try {
-          this.server.listen(target.path, done);
+          server.listen(target.path, done);
         } finally {
           process.umask(previous);
         }
       }
     });
-    if (!('fd' in target)) {
-      this.boundPath = target.path;
-      await chmod(target.path, 0o600);
+    if (!('fd' in target)) await chmod(target.path, 0o600);
+  }
+
+  /** Watches the socket's directory (inotify, FSEvents: no polling); any change to the socket's name is checked. */
+  private watchSocketFile(path: string): void {
+    try {
+      this.watcher = watch(dirname(path), { persistent: false }, (_event, name) => {
+        if (name === null || name === basename(path)) this.checkSocketFile(path);
+      });
+      // The directory itself deleted: the watch ends; the check makes it again.
+      this.watcher.on('error', () => this.checkSocketFile(path));
+    } catch (err) {
+      this.log.warn('cannot watch the socket file; if it is deleted, restart the daemon', { err });
     }
+  }
+
+  private checkSocketFile(path: string): void {
+    if (this.closing || this.rebinding !== undefined) return;
+    this.rebinding = lstat(path)
+      .then(
+        () => undefined,
+        async (err: NodeJS.ErrnoException) => {
+          if (err.code !== 'ENOENT' || this.closing) return;
+          await this.rebind(path);
+        },
+      )
+      .catch((err: unknown) => this.log.error('the socket file was deleted and cannot be bound again; restart the daemon', { err, socket: path }))
+      .finally(() => (this.rebinding = undefined));
+  }
+
+  /**
+   * Binds the path again on a new server. The old one is left open until
+   * the daemon stops, its connections going on: nothing can reach it any
+   * more, and closing it now would unlink the path (libuv removes the
+   * name a pipe bound when it closes), the new socket's.
+   */
+  private async rebind(path: string): Promise<void> {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const server = this.newServer();
+    await this.listenOn(server, { path });
+    this.retired.push(this.server);
+    this.server = server;
+    this.watcher?.close();
+    this.watchSocketFile(path);
+    this.log.warn('the socket file was deleted; it is bound again', { socket: path });
   }
 
   /**
@@ -77,8 +145,12 @@ export class SocketServer {
    * request answer, then closes the connections.
    */
   async close(): Promise<void> {
+    this.closing = true;
+    this.watcher?.close();
+    await this.rebinding;
     this.refusals.close();
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const old of this.retired) old.close();
     if (this.boundPath !== undefined) {
       // Node unlinks a Unix socket it bound when the server closes; doing it
       // here too makes it immediate. ENOENT means that already happened.
