@@ -114,3 +114,14 @@ describe('start-up errors name the root cause', () => {
     assert.match(line, /\d+\.ldb: missing.*memoryd --repair/);
   });
 });
+
+describe('a brand-new data dir', () => {
+  it('starts without an upgrade\'s "recounting" lines at info', async () => {
+    const dir = tempDir();
+    const d = await startDaemon({ socket: join(dir, 'd.sock'), dataDir: join(dir, 'new'), logLevel: 'info' });
+    await d.stop();
+    const msgs = d.stderr().split('\n').filter((l) => l.startsWith('{')).map((l) => (JSON.parse(l) as { msg: string }).msg);
+    assert.ok(msgs.includes('listening'), d.stderr());
+    assert.deepEqual(msgs.filter((m) => /recount/.test(m)), [], d.stderr());
+  });
+});

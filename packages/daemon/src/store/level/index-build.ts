@@ -33,7 +33,10 @@ export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger
   const found = await guard('read the index version', () => subs.meta.get('index'));
   if (found === IndexVersion) return;
   const started = Date.now();
-  logger.info('recounting the search statistics', { found: found ?? null, version: IndexVersion });
+  // A new store has nothing to recount: saying so at info would read as an upgrade at every first start.
+  const fresh = found === undefined && (await isEmpty(subs));
+  if (fresh) logger.debug('setting up the search statistics of a new store', { version: IndexVersion });
+  else logger.info('recounting the search statistics', { found: found ?? null, version: IndexVersion });
   await guard('clear the search index', async () => {
     await Promise.all([subs.post.clear(), subs.term.clear(), subs.surf.clear()]);
   });
@@ -80,7 +83,20 @@ export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger
   for (const [agentId, s] of stats) last.put(subs.stats, statsKey(agentId), encodeStats(s));
   last.put(subs.meta, 'index', IndexVersion);
   await guard('write agent counters', () => db.batch(last.ops, { sync }));
-  logger.info('search statistics recounted', { facts, agents: stats.size, ms: Date.now() - started });
+  if (!fresh) logger.info('search statistics recounted', { facts, agents: stats.size, ms: Date.now() - started });
+}
+
+/** Whether the store holds no fact, current or past, and no checkpoint. */
+async function isEmpty(subs: Sublevels): Promise<boolean> {
+  for (const sublevel of [subs.fact, subs.hist, subs.ckpt]) {
+    const iterator = sublevel.iterator({ limit: 1 });
+    try {
+      if ((await guard(`read the ${sublevel.name} records`, () => iterator.nextv(1))).length > 0) return false;
+    } finally {
+      await guard('close an iterator', () => iterator.close());
+    }
+  }
+  return true;
 }
 
 /**
