@@ -85,6 +85,14 @@ describe('start-up errors name the root cause', () => {
     assert.match(line, /ENOTDIR: not a directory, mkdir '.*file\/data'/);
   });
 
+  it('a data dir under one that takes no new entries (/proc): fails within 10 s, naming the directory', async () => {
+    // Node 20's recursive mkdir never returns for this path: the daemon hung instead of failing.
+    const started = Date.now();
+    const line = await failedStart(`/proc/memoryd-test-${process.pid}/data`);
+    assert.ok(Date.now() - started < 10_000, `failed after ${Date.now() - started} ms`);
+    assert.match(line, /cannot create data dir \/proc\/memoryd-test-\d+\/data: ENOENT: no such file or directory, mkdir '\/proc\/memoryd-test-\d+'/);
+  });
+
   it('a read-only file system: EROFS with the path', async (t: TestContext) => {
     const fs = mountTmpfs(1, { readOnly: true });
     if ('skip' in fs) return t.skip(fs.skip);

@@ -1,8 +1,9 @@
-import { lstat, mkdir, unlink } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { socketDirProblem, socketPathProblem } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes } from '../errors.js';
+import { makeDirs } from '../make-dirs.js';
 
 /** How long to wait for a possible live daemon on an existing socket. */
 const PROBE_TIMEOUT_MS = 1_000;
@@ -24,7 +25,7 @@ export async function prepareSocketDir(socketPath: string, explicit: boolean): P
   const uid = process.getuid?.() ?? 0;
   try {
     // Creates what is missing, 0700; leaves an existing directory as it is.
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await makeDirs(dir, 0o700);
   } catch (err) {
     throw socketPathError(`cannot create socket directory ${dir}: ${(err as Error).message}`, err);
   }

@@ -1,10 +1,11 @@
 import { type FSWatcher, watch } from 'node:fs';
-import { chmod, lstat, mkdir, unlink } from 'node:fs/promises';
+import { chmod, lstat, unlink } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { basename, dirname } from 'node:path';
 import { ErrorCodes, Limits } from '@memoryd/protocol';
 import { createJSONRPCErrorResponse } from 'json-rpc-2.0';
 import type { Logger } from '../logger.js';
+import { makeDirs } from '../make-dirs.js';
 import { Connection } from './connection.js';
 import { LineBudget } from './line-budget.js';
 import { RefusalLog } from './refusal-log.js';
@@ -130,7 +131,7 @@ export class SocketServer {
    * name a pipe bound when it closes), the new socket's.
    */
   private async rebind(path: string): Promise<void> {
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    await makeDirs(dirname(path), 0o700);
     const server = this.newServer();
     await this.listenOn(server, { path });
     this.retired.push(this.server);

@@ -1,5 +1,6 @@
-import { chmod, lstat, mkdir, readdir, stat as statPath } from 'node:fs/promises';
+import { chmod, lstat, readdir, stat as statPath } from 'node:fs/promises';
 import { join } from 'node:path';
+import { makeDirs } from '../../make-dirs.js';
 import { storageError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 
@@ -20,15 +21,9 @@ function octal(mode: number): string {
  */
 export async function prepareDataDir(dataDir: string, storeDir: string, logger: Logger): Promise<void> {
   try {
-    await mkdir(dataDir, { recursive: true, mode: 0o700 });
+    await makeDirs(dataDir, 0o700);
   } catch (err) {
-    // Node's recursive mkdir says ENOENT where the parent exists but cannot take a new dir
-    // (EROFS, EACCES); a plain mkdir of the path itself says which.
-    const plain = await mkdir(dataDir, { mode: 0o700 }).then(
-      () => undefined,
-      (again: unknown) => again,
-    );
-    if (plain !== undefined) throw storageError(`cannot create data dir ${dataDir}`, (plain as NodeJS.ErrnoException).code === 'ENOENT' ? err : plain);
+    throw storageError(`cannot create data dir ${dataDir}`, err);
   }
   await tighten(dataDir, 'data dir', 0o700, logger);
   const inStore = await entries(storeDir);
