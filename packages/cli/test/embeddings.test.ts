@@ -69,7 +69,7 @@ describe('memoryctl embeddings', () => {
 });
 
 describe('memoryctl embeddings without an embedder', () => {
-  it('status says search is by words only (exit 0); rebuild is the daemon refusing (exit 1, its sentence)', async () => {
+  it('status says search is by words only (exit 0); rebuild is the daemon refusing (exit 2, its sentence)', async () => {
     const d = await startDaemon();
     try {
       const shown = await memoryctl(['--socket', d.socket, 'embeddings', 'status']);
@@ -77,7 +77,7 @@ describe('memoryctl embeddings without an embedder', () => {
       assert.match(shown.stdout, /runs without an embedder: search is by words only/);
       assert.deepEqual(JSON.parse((await memoryctl(['--socket', d.socket, '--json', 'embeddings', 'status'])).stdout), { embedder: 'none' });
       const rebuild = await memoryctl(['--socket', d.socket, 'embeddings', 'rebuild']);
-      assert.equal(rebuild.code, 1, rebuild.stderr);
+      assert.equal(rebuild.code, 2, rebuild.stderr);
       assert.match(rebuild.stderr, /without an embedder/);
     } finally {
       await d.stop();

@@ -12,15 +12,16 @@ export const HELP = `Usage: memoryctl [options] COMMAND [ARGS]
 
 Drives the memoryd daemon from the shell and from scripts, starting it when
 none answers (like memoryd-mcp). Human output is a table or plain lines;
---json prints exactly one JSON document on stdout (export aside, which
-writes the export file format). Every command has --help.
+--json prints exactly one JSON document on stdout when the command
+succeeds (export aside, which writes the export file format; a failure
+prints nothing there, its reason on stderr). Every command has --help.
 
 Commands:
 ${COMMANDS.map((c) => `  ${c.name.padEnd(13)}${c.summary}`).join('\n')}
 
 Options (each also settable by the environment variable shown):
 ${CONNECTION_HELP}
-  --json                       one JSON document on stdout
+  --json                       one JSON document on stdout (on success)
   -h, --help                   print this help (or a command's) and exit
   -V, --version                print the version and exit
 
