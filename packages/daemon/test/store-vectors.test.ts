@@ -8,7 +8,7 @@
 // other's vectors and hear of each other's changes.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { DAEMON_VERSION, type Logger, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
+import { DAEMON_VERSION, type Embedder, Embeddings, type Logger, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
 import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 import { makeUlid } from './helpers/shapes.js';
 import { openTempStore, useStoreCleanup } from './helpers/store.js';
@@ -24,6 +24,8 @@ const SPACE = 'test-model:4';
 const NO_SUCH_FACT = makeUlid(Date.UTC(2020, 0, 1), 99);
 
 const pgStores: MemoryStore[] = [];
+/** The last answer of a search polled by `eventually`. */
+let found: string[] = [];
 
 /** A PostgreSQL store on `schema`, closed at the end. */
 async function openOn(schema: string, logger: Logger = silentLogger): Promise<MemoryStore> {
@@ -285,6 +287,56 @@ describe('vectors of meaning search: two daemons on one PostgreSQL database', { 
     });
     const rows = await pgAdmin((c) => c.query(`SELECT count(*)::int AS n FROM ${schema}.fact_vectors`));
     assert.deepEqual(rows.rows, [{ n: 0 }]);
+  });
+
+  it('asks for a resync once listening is back after it was lost, and not before', async () => {
+    const schema = await freshSchema();
+    const store = await openOn(schema);
+    await store.searchFacts({ agentId: 'resync', query: 'anything' });
+    let resyncs = 0;
+    store.vectors().onResync(() => resyncs++);
+    assert.equal(resyncs, 0, 'the first listen is no resync');
+    const killed = await pgAdmin((c) =>
+      c.query<{ ok: boolean }>(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = 'LISTEN "memoryd_' || md5($1) || '"'`, [schema]),
+    );
+    assert.deepEqual(killed.rows, [{ ok: true }]);
+    await eventually('a resync asked for once listening is back', () => resyncs === 1, 15_000);
+  });
+
+  it('meaning search reloads after a resync: another daemon\'s fact, embedded while this one was deaf, is found', async () => {
+    const schema = await freshSchema();
+    const a = await openOn(schema);
+    const b = await openOn(schema);
+    // Texts about tea and the word "beverage" share a direction; everything else is orthogonal to it.
+    const embedder: Embedder = {
+      kind: 'ollama', model: 'two-way', space: 'ollama:two-way', maxBatch: 64,
+      embed: async (texts) => texts.map((t) => Float32Array.from(/tea|beverage/.test(t) ? [1, 0, 0, 0] : [0, 1, 0, 0])),
+      close: async () => {},
+    };
+    const meaning = new Embeddings({ embedder, store: b.vectors(), logger: silentLogger });
+    try {
+      await b.addFact({ agentId: 'resync', content: 'the deploy runs on fridays' });
+      meaning.start();
+      await eventually('b embedded its fact', () => meaning.state().pending === 0 && meaning.state().dimensions === 4);
+      const killed = await pgAdmin((c) =>
+        c.query<{ ok: boolean }>(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE query = 'LISTEN "memoryd_' || md5($1) || '"'`, [schema]),
+      );
+      assert.equal(killed.rows.length, 2, 'both stores listen');
+      // Daemon a adds and embeds while b hears nothing (a listens again too; b's index misses it until its resync).
+      const { factId } = await a.addFact({ agentId: 'resync', content: 'Maya prefers green tea' });
+      await a.vectors().putVectors(embedder.space, 'resync', [{ id: factId, vector: Float32Array.from([1, 0, 0, 0]) }]);
+      const lexical = async (n: number) => (await b.searchFacts({ agentId: 'resync', query: 'favourite beverage', limit: n })).facts;
+      await eventually(
+        'b finds it by meaning',
+        () => {
+          void meaning.search('resync', 'favourite beverage', 5, lexical).then((facts) => (found = facts.map((f) => f.id)));
+          return found.includes(factId);
+        },
+        20_000,
+      );
+    } finally {
+      await meaning.close();
+    }
   });
 
   it("reports this daemon's own writes while it cannot hear notifications", async () => {

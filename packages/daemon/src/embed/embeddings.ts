@@ -121,6 +121,7 @@ export class Embeddings {
     this.#queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.#fusion = options.fusion ?? DEFAULT_FUSION;
     this.#store.onFactChanges((changes) => this.#changed(changes));
+    this.#store.onResync(() => void this.#resync());
   }
 
   /** Starts loading the stored vectors and embedding what lacks one, in the background. */
@@ -281,6 +282,29 @@ export class Embeddings {
       this.#pendingCount--;
       if (set.size === 0) this.#pending.delete(agentId);
     }
+  }
+
+  /**
+   * Changes went unheard (another daemon's, on a shared store): every
+   * agent loaded is loaded again from the store, one at a time. Meanwhile
+   * that agent's searches are lexical.
+   */
+  async #resync(): Promise<void> {
+    if (this.#closed) return;
+    const generation = this.#generation;
+    const agents = [...this.#loaded];
+    this.#log.info('reloading the vectors: changes of other daemons may have gone unheard', { agents: agents.length });
+    for (const agentId of agents) {
+      if (this.#closed || generation !== this.#generation) return;
+      this.#indexes.delete(agentId);
+      this.#loaded.delete(agentId);
+      try {
+        await this.#load(agentId, generation);
+      } catch (err) {
+        this.#failed(`loading the vectors of agent ${agentId}: ${oneLine(err)}`);
+      }
+    }
+    if (this.#pendingCount > 0) this.#wakeup.wake();
   }
 
   /** Loads one agent's stored vectors into its index and queues its facts without one; returns how many. */

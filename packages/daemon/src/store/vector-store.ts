@@ -48,4 +48,11 @@ export interface VectorStore {
    * this daemon's writes, and on a shared store other daemons' too.
    */
   onFactChanges(listener: (changes: readonly FactChange[]) => void): void;
+  /**
+   * Calls `listener` when changes may have been missed (on a shared store,
+   * once the connection that hears of other daemons' writes is back after
+   * it was lost): what the listener holds must be read again. A store
+   * that hears of every change never calls it.
+   */
+  onResync(listener: () => void): void;
 }

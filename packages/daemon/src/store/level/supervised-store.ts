@@ -112,6 +112,8 @@ export class SupervisedStore implements LevelStore {
       readFacts: (agentId, ids) => this.#read((s) => vectors(s).readFacts(agentId, ids)),
       putVectors: (space, agentId, list) => this.#write((s) => vectors(s).putVectors(space, agentId, list)),
       dropVectors: () => this.#write((s) => vectors(s).dropVectors()),
+      // A reopen loses no change: writes are refused while it runs.
+      onResync: () => {},
       onFactChanges: (listener) => {
         this.#factListeners.push(listener);
         this.#store?.vectors().onFactChanges(listener);

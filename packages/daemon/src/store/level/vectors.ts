@@ -169,6 +169,9 @@ export class LevelVectors implements VectorStore {
     this.#ctx.factListeners.push(listener);
   }
 
+  /** This daemon makes every change to its LevelDB: it misses none, so it never asks for a resync. */
+  onResync(_listener: () => void): void {}
+
   /** Current facts among `ids`, in order: from the search's fact cache where it has them, one read for the rest. */
   async #facts(agentId: string, ids: readonly string[]): Promise<StoredFact[]> {
     if (ids.length === 0) return [];

@@ -88,6 +88,9 @@ export class PgSearchIndexes {
   #notified = new Map<string, Set<string>>();
   #reading: Promise<void> | undefined;
   #listener: pg.Client | undefined;
+  /** Listening worked once: when it is back after that, changes may have gone unheard. */
+  #heardBefore = false;
+  readonly #resyncListeners: Array<() => void> = [];
   #listening = false;
   /** Settles once the first attempt to listen succeeded or failed: searches wait for it, not after. */
   #firstAttempt: Promise<void>;
@@ -149,6 +152,11 @@ export class PgSearchIndexes {
   /** Calls `listener` with the changes to the current facts this daemon makes or hears of. */
   onChange(listener: (changes: readonly FactChange[]) => void): void {
     this.#changeListeners.push(listener);
+  }
+
+  /** Calls `listener` each time listening is back after it was lost: the changes of the meantime went unheard. */
+  onResync(listener: () => void): void {
+    this.#resyncListeners.push(listener);
   }
 
   /** Tells the change listeners; a listener's failure is logged, never the write's or the read's. */
@@ -384,6 +392,16 @@ export class PgSearchIndexes {
       if (this.#listener !== client) return;
       this.#listening = true;
       this.#firstSettled();
+      if (this.#heardBefore) {
+        for (const listener of this.#resyncListeners) {
+          try {
+            listener();
+          } catch (err) {
+            this.#logger.error('a listener of lost changes failed', { err });
+          }
+        }
+      }
+      this.#heardBefore = true;
       this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
       // Asked again now and then: a listening connection can die without a word (a failover behind an address).
       check = setInterval(() => {

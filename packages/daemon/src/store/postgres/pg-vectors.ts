@@ -17,6 +17,7 @@ export interface PgStatements {
 /** Where the store hears of changes to the current facts: its own writes and other daemons' (pg-search-index.ts). */
 export interface PgFactChanges {
   onChange(listener: (changes: readonly FactChange[]) => void): void;
+  onResync(listener: () => void): void;
 }
 
 /** Float32Array's own byte order is the host's: copied as it is where that is little-endian. */
@@ -154,6 +155,10 @@ export class PgVectors implements VectorStore {
 
   onFactChanges(listener: (changes: readonly FactChange[]) => void): void {
     this.#changes.onChange(listener);
+  }
+
+  onResync(listener: () => void): void {
+    this.#changes.onResync(listener);
   }
 
   /** The rows of the current facts among `ids`, in the order of `ids`. */
