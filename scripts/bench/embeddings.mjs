@@ -19,7 +19,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertDaemonBuilt, cleanupSync, makeTempDir, startNode, stopChild, waitForSocket } from './children.mjs';
 import { connect } from './ndjson-client.mjs';
+import { SCALES, SEARCHED_AGENT, importBatches } from './search/dataset.mjs';
 import { startEmbedServer } from './search/embed-server.mjs';
+import { drawQueries } from './search/queries.mjs';
 import { formatTable, percentile } from './stats.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -34,9 +36,10 @@ round, one request in flight. Reports each daemon's p50, p99 and adds per
 second and the embedding daemon's ratios to the plain one (1.00: no cost),
 and the embedding queue's backlog when the adds stop.
 
-Then searches: a LevelDB store of --facts facts (one agent, Zipf words) in
-this process, each fact embedded (hash vectors, in this process), then
---searches queries of two Zipf words sent to it lexically and fused,
+Then searches: a LevelDB store of --facts facts of one agent, the search
+bench's Zipf corpus, in this process, each fact embedded (hash vectors, in
+this process), then --searches distinct queries drawn as the search bench
+draws them, sent to it lexically and fused,
 interleaved: memoryd's own cost of meaning search, p50 and p99 and the
 fused ÷ lexical ratios; and the same number of query embeddings sent to
 the embed server over HTTP: the provider's round trip, which a fused
@@ -100,26 +103,6 @@ function figures(samples, ms) {
   return { adds: samples.length, p50Ms: percentile(sorted, 50) / 1e6, p99Ms: percentile(sorted, 99) / 1e6, perSecond: samples.length / (ms / 1000) };
 }
 
-/** Zipf words of a 5,000-word vocabulary, from a seeded generator. */
-function zipfWords(seed) {
-  const words = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}`);
-  let state = seed >>> 0 || 1;
-  const next = () => (state = (Math.imul(state, 1103515245) + 12345) >>> 0) / 4294967296;
-  return () => words[Math.min(4999, Math.floor(Math.exp(next() * Math.log(5000))) - 1)];
-}
-
-/** A ULID-shaped id of `n`, in order. */
-function idOf(n) {
-  const A = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  let t = 1_700_000_000_000 + n;
-  let head = '';
-  for (let i = 0; i < 10; i++, t = Math.floor(t / 32)) head = A[t % 32] + head;
-  let r = n;
-  let tail = '';
-  for (let i = 0; i < 16; i++, r = Math.floor(r / 32)) tail = A[r % 32] + tail;
-  return head + tail;
-}
-
 /**
  * The search part: memoryd's own cost of a fused search, in this process,
  * and the provider's round trip, measured apart.
@@ -135,22 +118,19 @@ async function searchPart(opts, embedUrl, dir) {
   };
   const embeddings = new Embeddings({ embedder, store: store.vectors(), logger: silentLogger });
   try {
-    const word = zipfWords(1);
     progress(`search part: importing ${opts.facts.toLocaleString('en-US')} facts`);
-    for (let i = 0; i < opts.facts; i += 1000) {
-      const records = [];
-      for (let j = i; j < Math.min(opts.facts, i + 1000); j++) {
-        records.push({ type: 'fact', agentId: 'a', id: idOf(j), content: `${Array.from({ length: 8 }, word).join(' ')} ${j}`, createdAt: new Date(1_700_000_000_000 + j).toISOString() });
-      }
-      await store.importRecords({ records });
-    }
+    // The search bench's Zipf corpus and queries (scripts/bench/search/), at --facts facts of one agent.
+    const scale = { ...SCALES['zipf-100k'], name: `zipf-${opts.facts}`, searched: opts.facts, total: opts.facts };
+    const kept = [];
+    for (const records of importBatches(scale, { seed: 1, batchSize: 1000, kept })) await store.importRecords({ records });
     const started = Date.now();
     embeddings.start();
     while (embeddings.state().pending > 0 || embeddings.state().dimensions === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     const embedMs = Date.now() - started;
     progress(`search part: embedded in ${(embedMs / 1000).toFixed(1)} s; ${opts.searches} searches each way, interleaved`);
-    const queries = Array.from({ length: opts.searches }, (_, i) => `${word()} ${word()} q${i}`);
-    const lexical = (query) => async (n) => (await store.searchFacts({ agentId: 'a', query, limit: n })).facts;
+    // Each query once: a repeated one would be answered from the query vectors' cache.
+    const queries = [...new Set(drawQueries(kept, 2 * opts.searches, 1).map((q) => q.text))].slice(0, opts.searches);
+    const lexical = (query) => async (n) => (await store.searchFacts({ agentId: SEARCHED_AGENT, query, limit: n })).facts;
     const lex = [];
     const fused = [];
     const provider = [];
@@ -168,7 +148,7 @@ async function searchPart(opts, embedUrl, dir) {
       const q = queries[i];
       const steps = [
         async () => { const t = process.hrtime.bigint(); await lexical(q)(10); lex.push(Number(process.hrtime.bigint() - t)); },
-        async () => { const t = process.hrtime.bigint(); await embeddings.search('a', q, 10, lexical(q)); fused.push(Number(process.hrtime.bigint() - t)); },
+        async () => { const t = process.hrtime.bigint(); await embeddings.search(SEARCHED_AGENT, q, 10, lexical(q)); fused.push(Number(process.hrtime.bigint() - t)); },
         async () => { const t = process.hrtime.bigint(); await roundTrip(q); provider.push(Number(process.hrtime.bigint() - t)); },
       ];
       for (let k = 0; k < steps.length; k++) await steps[(i + k) % steps.length]();
