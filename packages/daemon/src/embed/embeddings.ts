@@ -1,4 +1,5 @@
 import { type Fact, Limits } from '@memoryd/protocol';
+import { firstLine } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { FactChange, StoredVector, VectorStore } from '../store/vector-store.js';
 import { type Embedder, EmbedderError } from './embedder.js';
@@ -68,10 +69,6 @@ class Wakeup {
   wake(): void {
     this.#wake?.();
   }
-}
-
-function oneLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 }
 
 /**
@@ -219,8 +216,9 @@ export class Embeddings {
       return cached;
     }
     if (Date.now() < this.#queryPausedUntil) return undefined;
+    const bound = AbortSignal.timeout(this.#queryTimeoutMs);
     try {
-      const [vector] = await this.#embedder.embed([query], 'query', AbortSignal.timeout(this.#queryTimeoutMs));
+      const [vector] = await this.#embedder.embed([query], 'query', bound);
       if (vector === undefined || vector.length !== dimensions) {
         throw new EmbedderError(`the embedder answered a query vector of ${vector?.length ?? 0} dimensions, the stored vectors have ${dimensions}`, { retryable: false });
       }
@@ -228,7 +226,8 @@ export class Embeddings {
       if (this.#queryCache.size > QUERY_CACHE) this.#queryCache.delete(this.#queryCache.keys().next().value!);
       return vector;
     } catch (err) {
-      const message = err instanceof EmbedderError && err.message === 'cancelled' ? `the embedder did not embed a query within ${this.#queryTimeoutMs} ms` : oneLine(err);
+      // Whatever a provider says of its cancelled call, the bound is what ran out.
+      const message = bound.aborted ? `the embedder did not embed a query within ${this.#queryTimeoutMs} ms` : firstLine(err);
       this.#failed(`search: ${message}`);
       this.#queryPausedUntil = Date.now() + QUERY_PAUSE_MS;
       return undefined;
@@ -301,7 +300,7 @@ export class Embeddings {
       try {
         await this.#load(agentId, generation);
       } catch (err) {
-        this.#failed(`loading the vectors of agent ${agentId}: ${oneLine(err)}`);
+        this.#failed(`loading the vectors of agent ${agentId}: ${firstLine(err)}`);
       }
     }
     if (this.#pendingCount > 0) this.#wakeup.wake();
@@ -351,7 +350,7 @@ export class Embeddings {
         agents = await this.#store.agentsWithFacts();
         break;
       } catch (err) {
-        this.#failed(`reading the store: ${oneLine(err)}`);
+        this.#failed(`reading the store: ${firstLine(err)}`);
         await this.#wakeup.sleep(backoff);
       }
     }
@@ -367,7 +366,7 @@ export class Embeddings {
         await this.#load(agentId, generation);
       } catch (err) {
         // Its facts stay unsearchable by meaning until a rebuild or restart; the others go on.
-        this.#failed(`loading the vectors of agent ${agentId}: ${oneLine(err)}`);
+        this.#failed(`loading the vectors of agent ${agentId}: ${firstLine(err)}`);
       } finally {
         this.#toLoad.delete(agentId);
         this.#unloaded -= facts;
@@ -394,7 +393,7 @@ export class Embeddings {
         this.#succeeded();
         backoff = FIRST_BACKOFF_MS;
       } catch (err) {
-        this.#failed(oneLine(err));
+        this.#failed(firstLine(err));
         if (!this.#closed) await this.#wakeup.sleep(backoff);
         backoff = Math.min(2 * backoff, MAX_BACKOFF_MS);
       }

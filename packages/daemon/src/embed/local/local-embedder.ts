@@ -15,6 +15,7 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { firstLine } from '../../errors.js';
 import { type EmbedPurpose, type Embedder, EmbedderError } from '../embedder.js';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, type LocalModelSpec, findLocalModel, invalidModelSpec } from './local-models.js';
 import { ModelCacheError, type ModelCacheOptions, cachedFilePath, ensureModel } from './model-cache.js';
@@ -432,7 +433,3 @@ function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted === true) throw new EmbedderError('local embedder: aborted', { retryable: true, cause: signal.reason });
 }
 
-function firstLine(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0] ?? message;
-}

@@ -23,7 +23,7 @@ export interface PgFactChanges {
 /** Float32Array's own byte order is the host's: copied as it is where that is little-endian. */
 const HOST_LE = endianness() === 'LE';
 
-/** A vector as its `vec` column holds it: its float32 components, little-endian (level/vectors.ts's bytes, not in base64). */
+/** A vector as its `vec` column holds it: its float32 components, little-endian. */
 export function vectorBytes(vector: Float32Array): Buffer {
   if (HOST_LE) return Buffer.from(new Uint8Array(vector.buffer, vector.byteOffset, vector.byteLength));
   const bytes = Buffer.alloc(vector.length * 4);
@@ -58,6 +58,9 @@ const PUT_VECTORS = `INSERT INTO fact_vectors (agent_id, fact_id, space, vec)
   ON CONFLICT (agent_id, fact_id) DO UPDATE SET space = EXCLUDED.space, vec = EXCLUDED.vec
   RETURNING fact_id`;
 
+/** Rows read at a time when an agent's vectors load. */
+const LOAD_PAGE = 5_000;
+
 /**
  * The vectors of meaning search on PostgreSQL (store/vector-store.ts):
  * table `fact_vectors` (migration 4, pg-schema.ts), one row per current
@@ -67,9 +70,6 @@ const PUT_VECTORS = `INSERT INTO fact_vectors (agent_id, fact_id, space, vec)
  * them made. Changes to the current facts reach listeners by the
  * machinery that keeps the search indexes in step (pg-search-index.ts).
  */
-/** Rows read at a time when an agent's vectors load. */
-const LOAD_PAGE = 5_000;
-
 export class PgVectors implements VectorStore {
   readonly #sql: PgStatements;
   readonly #changes: PgFactChanges;
