@@ -31,13 +31,11 @@ export interface EmbeddingsOptions {
   embedder: Embedder;
   store: VectorStore;
   logger: Logger;
-  /** How long a search waits for its query's vector before answering lexically. */
-  queryTimeoutMs?: number;
   fusion?: FusionSettings;
 }
 
 /** A search waits this long for its query's vector, then answers lexically. */
-export const QUERY_TIMEOUT_MS = 2_000;
+const QUERY_TIMEOUT_MS = 2_000;
 /** After a query's vector failed, searches are lexical for this long without asking (the queue's success ends it sooner). */
 const QUERY_PAUSE_MS = 10_000;
 /** First wait after the embedder failed the queue; doubles up to {@link MAX_BACKOFF_MS}. */
@@ -87,7 +85,6 @@ export class Embeddings {
   readonly #embedder: Embedder;
   readonly #store: VectorStore;
   readonly #log: Logger;
-  readonly #queryTimeoutMs: number;
   readonly #fusion: FusionSettings;
   readonly #indexes = new Map<string, VectorIndex>();
   /** Facts to embed, by agent (insertion order: oldest queued first). */
@@ -115,7 +112,6 @@ export class Embeddings {
     this.#embedder = options.embedder;
     this.#store = options.store;
     this.#log = options.logger;
-    this.#queryTimeoutMs = options.queryTimeoutMs ?? QUERY_TIMEOUT_MS;
     this.#fusion = options.fusion ?? DEFAULT_FUSION;
     this.#store.onFactChanges((changes) => this.#changed(changes));
     this.#store.onResync(() => void this.#resync());
@@ -216,7 +212,7 @@ export class Embeddings {
       return cached;
     }
     if (Date.now() < this.#queryPausedUntil) return undefined;
-    const bound = AbortSignal.timeout(this.#queryTimeoutMs);
+    const bound = AbortSignal.timeout(QUERY_TIMEOUT_MS);
     try {
       const [vector] = await this.#embedder.embed([query], 'query', bound);
       if (vector === undefined || vector.length !== dimensions) {
@@ -227,7 +223,7 @@ export class Embeddings {
       return vector;
     } catch (err) {
       // Whatever a provider says of its cancelled call, the bound is what ran out.
-      const message = bound.aborted ? `the embedder did not embed a query within ${this.#queryTimeoutMs} ms` : firstLine(err);
+      const message = bound.aborted ? `the embedder did not embed a query within ${QUERY_TIMEOUT_MS} ms` : firstLine(err);
       this.#failed(`search: ${message}`);
       this.#queryPausedUntil = Date.now() + QUERY_PAUSE_MS;
       return undefined;

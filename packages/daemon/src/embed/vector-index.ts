@@ -75,11 +75,6 @@ export class VectorIndex {
     return this.#ids.length;
   }
 
-  /** Bytes the index holds: its linear memory and the ids' table, roughly. */
-  get memoryBytes(): number {
-    return this.#kernel.memory.buffer.byteLength + this.#scales.byteLength + this.#ids.length * 80;
-  }
-
   has(id: string): boolean {
     return this.#rowOf.has(id);
   }
