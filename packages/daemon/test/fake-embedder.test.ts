@@ -1,7 +1,8 @@
 // The fake embedding server the meaning-search tests run against
 // (@memoryd/test-support's fake-embedder.ts): both APIs' shapes, the key,
-// every failure mode, and that its GloVe vectors carry meaning, so a test
-// that fails because of the fake is told so here and not by a fused search.
+// base64 vectors (served, refused, ignored), every failure mode, and that
+// its GloVe vectors carry meaning, so a test that fails because of the
+// fake is told so here and not by a fused search.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -120,6 +121,37 @@ describe('fake embedder over HTTP', () => {
     assert.equal(typeof body.usage.prompt_tokens, 'number');
     assert.equal(fake.requests, 3);
     assert.equal(fake.texts, 2);
+  });
+
+  it('answers encoding_format base64 with little-endian float32s, and refuses or ignores it as told', async () => {
+    const asFloat32 = (text: string) => Buffer.from(Float32Array.from(meaningVector(text)).buffer);
+    const decoded = (b64: string) => {
+      const bytes = Buffer.from(b64, 'base64');
+      return Buffer.from(Float32Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readFloatLE(i * 4)).buffer);
+    };
+    const supported = await start();
+    const url = `${supported.url}/v1/embeddings`;
+    const b64 = await post(url, { model: 'fake', input: ['tea', 'coffee'], encoding_format: 'base64' });
+    const data = (b64.body as { data: Array<{ embedding: unknown }> }).data;
+    assert.equal(typeof data[1]!.embedding, 'string');
+    assert.deepEqual(decoded(data[1]!.embedding as string), asFloat32('coffee'));
+    const floats = await post(url, { model: 'fake', input: 'tea', encoding_format: 'float' });
+    assert.deepEqual((floats.body as { data: Array<{ embedding: number[] }> }).data[0]!.embedding, meaningVector('tea'));
+    await post(url, { model: 'fake', input: 'tea' });
+    assert.equal((await post(url, { model: 'fake', input: 'tea', encoding_format: 'int8' })).status, 400);
+    assert.deepEqual(supported.encodings, { base64: 1, float: 1, absent: 1 });
+
+    const refused = await start({ base64: 'refused' });
+    const no = await post(`${refused.url}/v1/embeddings`, { model: 'fake', input: 'tea', encoding_format: 'base64' });
+    assert.equal(no.status, 400);
+    assert.equal((no.body as { error: { param: unknown } }).error.param, 'encoding_format');
+    assert.equal((await post(`${refused.url}/v1/embeddings`, { model: 'fake', input: 'tea', encoding_format: 'float' })).status, 200);
+    assert.deepEqual(refused.encodings, { base64: 1, float: 1, absent: 0 });
+
+    const ignored = await start({ base64: 'ignored' });
+    const anyway = await post(`${ignored.url}/v1/embeddings`, { model: 'fake', input: 'tea', encoding_format: 'base64' });
+    assert.deepEqual((anyway.body as { data: Array<{ embedding: number[] }> }).data[0]!.embedding, meaningVector('tea'));
+    assert.deepEqual(ignored.encodings, { base64: 1, float: 0, absent: 0 });
   });
 
   it('serves hash vectors of the dimensions asked', async () => {

@@ -201,6 +201,21 @@ export function hashVector(text: string, dims: number): number[] {
  */
 export type FakeEmbedderMode = 'ok' | 'down' | 'hang' | 'wrong-dimension' | 'garbage' | 'slow';
 
+/**
+ * How /v1/embeddings treats `encoding_format: "base64"`: `supported`
+ * answers base64 strings of little-endian float32s, as OpenAI does;
+ * `refused` answers 400 naming the parameter, as a server that does not
+ * take it; `ignored` answers lists of numbers whatever was asked.
+ */
+export type FakeEmbedderBase64 = 'supported' | 'refused' | 'ignored';
+
+/** The `encoding_format` of the /v1/embeddings requests received, by value (`absent`: none given). */
+export interface FakeEmbedderEncodings {
+  base64: number;
+  float: number;
+  absent: number;
+}
+
 /** Options of {@link startFakeEmbedder}. */
 export interface FakeEmbedderOptions {
   /**
@@ -219,6 +234,8 @@ export interface FakeEmbedderOptions {
   slowMs?: number;
   /** The mode at start; `ok` by default. */
   mode?: FakeEmbedderMode;
+  /** How `encoding_format: "base64"` is treated; `supported` by default. */
+  base64?: FakeEmbedderBase64;
 }
 
 /** A running fake embedding server. */
@@ -229,6 +246,8 @@ export interface FakeEmbedder {
   readonly requests: number;
   /** Texts embedded: the inputs of requests answered with vectors. */
   readonly texts: number;
+  /** The encodings /v1/embeddings requests asked for, whatever the answer. */
+  readonly encodings: Readonly<FakeEmbedderEncodings>;
   readonly mode: FakeEmbedderMode;
   setMode(mode: FakeEmbedderMode): void;
   /** Stops listening and ends every connection, hung requests included. */
@@ -245,9 +264,25 @@ const TASK_PREFIX = /^(?:search_query: |search_document: |Represent this sentenc
 
 type Api = 'ollama' | 'openai';
 
-/** The error body each API sends. */
-function errorBody(api: Api, message: string, type: string): string {
-  return JSON.stringify(api === 'ollama' ? { error: message } : { error: { message, type, param: null, code: null } });
+/** The error body each API sends; `param` names the field at fault, as OpenAI's does. */
+function errorBody(api: Api, message: string, type: string, param: string | null = null): string {
+  return JSON.stringify(api === 'ollama' ? { error: message } : { error: { message, type, param, code: null } });
+}
+
+/** A vector as OpenAI's `encoding_format: "base64"` sends it: float32s, little-endian whatever this host's order. */
+function base64Of(vector: readonly number[]): string {
+  const bytes = Buffer.alloc(vector.length * 4);
+  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
+  return bytes.toString('base64');
+}
+
+/** The request's `encoding_format`, when it has a body that is a JSON object. */
+function encodingOf(body: string): unknown {
+  try {
+    return ((JSON.parse(body) ?? {}) as { encoding_format?: unknown }).encoding_format;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The request's texts, or a reason it has none. */
@@ -287,8 +322,10 @@ export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Prom
   const models = new Set(options.models ?? FAKE_EMBEDDER_MODELS);
   const slowMs = options.slowMs ?? 2_000;
   let mode: FakeEmbedderMode = options.mode ?? 'ok';
+  const base64 = options.base64 ?? 'supported';
   let requests = 0;
   let texts = 0;
+  const encodings: FakeEmbedderEncodings = { base64: 0, float: 0, absent: 0 };
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -298,19 +335,29 @@ export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Prom
     return kind === 'glove' ? meaningVector(plain, size) : hashVector(plain, size);
   };
 
-  const answer = (api: Api, model: string, inputs: string[], res: http.ServerResponse) => {
+  const answer = (api: Api, model: string, inputs: string[], inBase64: boolean, res: http.ServerResponse) => {
     const vectors = inputs.map((t) => vectorOf(t, mode === 'wrong-dimension' ? dims + 1 : dims));
     texts += inputs.length;
     const tokens = inputs.reduce((n, t) => n + meaningWords(t).length, 0);
     const body = api === 'ollama'
       ? { model, embeddings: vectors }
-      : { object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })), model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+      : {
+          object: 'list',
+          data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: inBase64 ? base64Of(v) : v })),
+          model,
+          usage: { prompt_tokens: tokens, total_tokens: tokens },
+        };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   };
 
   const handle = (api: Api, req: http.IncomingMessage, body: string, res: http.ServerResponse) => {
     requests++;
     const json = { 'content-type': 'application/json' };
+    const encoding = api === 'openai' ? encodingOf(body) : undefined;
+    if (api === 'openai') {
+      if (encoding === undefined) encodings.absent++;
+      else if (encoding === 'base64' || encoding === 'float') encodings[encoding]++;
+    }
     if (api === 'openai' && options.key !== undefined && req.headers.authorization !== `Bearer ${options.key}`) {
       res.writeHead(401, json).end(errorBody(api, 'Incorrect API key provided.', 'invalid_request_error'));
       return;
@@ -320,6 +367,15 @@ export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Prom
       res.writeHead(400, json).end(errorBody(api, input, 'invalid_request_error'));
       return;
     }
+    if (encoding !== undefined && encoding !== 'float' && encoding !== 'base64') {
+      res.writeHead(400, json).end(errorBody(api, `'${String(encoding)}' is not one of ['float', 'base64'] - 'encoding_format'`, 'invalid_request_error', 'encoding_format'));
+      return;
+    }
+    if (encoding === 'base64' && base64 === 'refused') {
+      res.writeHead(400, json).end(errorBody(api, "encoding_format 'base64' is not supported", 'invalid_request_error', 'encoding_format'));
+      return;
+    }
+    const inBase64 = encoding === 'base64' && base64 === 'supported';
     if (!models.has(input.model)) {
       // Ollama's words for a model not pulled; OpenAI-compatible servers say much the same.
       res.writeHead(404, json).end(errorBody(api, `model "${input.model}" not found, try pulling it first`, 'not_found_error'));
@@ -337,13 +393,13 @@ export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Prom
       case 'slow': {
         const timer = setTimeout(() => {
           timers.delete(timer);
-          answer(api, input.model, input.texts, res);
+          answer(api, input.model, input.texts, inBase64, res);
         }, slowMs);
         timers.add(timer);
         return;
       }
       default:
-        answer(api, input.model, input.texts, res);
+        answer(api, input.model, input.texts, inBase64, res);
     }
   };
 
@@ -375,6 +431,9 @@ export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Prom
     },
     get texts() {
       return texts;
+    },
+    get encodings() {
+      return { ...encodings };
     },
     get mode() {
       return mode;

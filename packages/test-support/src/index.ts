@@ -20,6 +20,8 @@ export { fillDisk, mountTmpfs, type Tmpfs } from './tmpfs.js';
 export {
   FAKE_EMBEDDER_MODELS,
   type FakeEmbedder,
+  type FakeEmbedderBase64,
+  type FakeEmbedderEncodings,
   type FakeEmbedderMode,
   type FakeEmbedderOptions,
   GLOVE_DIMENSIONS,

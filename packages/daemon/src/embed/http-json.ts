@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { endianness } from 'node:os';
 import { EmbedderError } from './embedder.js';
 
 /** A POST of JSON to a provider, answered with JSON. */
@@ -10,6 +11,19 @@ export interface JsonRequest {
   /** The whole exchange, connection to last byte. */
   timeoutMs: number;
   signal?: AbortSignal;
+}
+
+/**
+ * A provider's refusal: an HTTP status outside 2xx. `status` tells a
+ * parameter the server does not take (400, 422) from a wrong key (401) or
+ * an unknown model (404).
+ */
+export class EmbedderHttpError extends EmbedderError {
+  readonly status: number;
+  constructor(message: string, options: { retryable: boolean; status: number }) {
+    super(message, { retryable: options.retryable });
+    this.status = options.status;
+  }
 }
 
 /** The first line of a provider's error body, short enough for a status line. */
@@ -78,7 +92,7 @@ export async function postJson(request: JsonRequest): Promise<unknown> {
   if (status < 200 || status > 299) {
     // 408, 429 and 5xx may pass; any other refusal (a wrong key, an unknown model) stays until the configuration changes.
     const retryable = status === 408 || status === 429 || status >= 500;
-    throw new EmbedderError(`${where} answered HTTP ${status}: ${bodyExcerpt(text) || statusText}`, { retryable });
+    throw new EmbedderHttpError(`${where} answered HTTP ${status}: ${bodyExcerpt(text) || statusText}`, { retryable, status });
   }
   try {
     return JSON.parse(text);
@@ -87,22 +101,61 @@ export async function postJson(request: JsonRequest): Promise<unknown> {
   }
 }
 
+/** Float32Array's own byte order is the host's: copied as it is where that is little-endian (as store/postgres/pg-vectors.ts does). */
+const HOST_LE = endianness() === 'LE';
+
+/** Standard base64 (RFC 4648 section 4); padding is optional, as some servers leave it off. */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** A vector sent as a list of numbers. */
+function numberVector(where: string, v: unknown): Float32Array {
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+    throw new EmbedderError(`${where} answered a vector that is not a list of numbers`, { retryable: true });
+  }
+  return Float32Array.from(v as number[]);
+}
+
 /**
- * The vectors of an answer, checked: `count` arrays of finite numbers, all
- * of one length. Anything else is the provider's fault, said in one line.
+ * A vector sent as OpenAI's `encoding_format: "base64"` sends it: its
+ * float32 components, little-endian, in base64. Node's decoder skips what
+ * is not base64 rather than failing, so the text is checked first.
  */
-export function checkVectors(where: string, vectors: unknown, count: number): Float32Array[] {
+function base64Vector(where: string, text: string): Float32Array {
+  const digits = text.replace(/=+$/, '').length;
+  const padding = text.length - digits;
+  if (!BASE64.test(text) || digits % 4 === 1 || (padding > 0 && text.length % 4 !== 0)) {
+    throw new EmbedderError(`${where} answered a vector that is not base64`, { retryable: true });
+  }
+  const bytes = Buffer.from(text, 'base64');
+  if (bytes.length === 0 || bytes.length % 4 !== 0) {
+    throw new EmbedderError(`${where} answered a base64 vector of ${bytes.length} bytes, not whole float32s`, { retryable: true });
+  }
+  // A new Float32Array, not a view of `bytes`: Buffer's pool need not align to 4.
+  const vector = new Float32Array(bytes.length / 4);
+  if (HOST_LE) new Uint8Array(vector.buffer).set(bytes);
+  else for (let i = 0; i < vector.length; i++) vector[i] = bytes.readFloatLE(i * 4);
+  for (const x of vector) {
+    if (!Number.isFinite(x)) throw new EmbedderError(`${where} answered a base64 vector with a component that is not finite`, { retryable: true });
+  }
+  return vector;
+}
+
+/**
+ * The vectors of an answer, checked: `count` vectors, all of one length,
+ * every component finite. Each is a list of numbers or, when `base64` is
+ * set, also a base64 string of little-endian float32s. Anything else is
+ * the provider's fault, said in one line.
+ */
+export function checkVectors(where: string, vectors: unknown, count: number, options: { base64?: boolean } = {}): Float32Array[] {
   if (!Array.isArray(vectors)) throw new EmbedderError(`${where} answered without vectors`, { retryable: true });
   if (vectors.length !== count) throw new EmbedderError(`${where} answered ${vectors.length} vectors for ${count} texts`, { retryable: true });
   const out: Float32Array[] = [];
   for (const v of vectors) {
-    if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-      throw new EmbedderError(`${where} answered a vector that is not a list of numbers`, { retryable: true });
+    const vector = options.base64 === true && typeof v === 'string' ? base64Vector(where, v) : numberVector(where, v);
+    if (out.length > 0 && vector.length !== out[0]!.length) {
+      throw new EmbedderError(`${where} answered vectors of ${out[0]!.length} and ${vector.length} dimensions in one batch`, { retryable: true });
     }
-    if (out.length > 0 && v.length !== out[0]!.length) {
-      throw new EmbedderError(`${where} answered vectors of ${out[0]!.length} and ${v.length} dimensions in one batch`, { retryable: true });
-    }
-    out.push(Float32Array.from(v as number[]));
+    out.push(vector);
   }
   return out;
 }
