@@ -5,19 +5,16 @@
 // turn by turn, make-conversations.mjs). Prints recall@5, recall@10 and
 // MRR overall and per query kind for each, then, with --misses, every
 // query of memoryd's that missed (a judged fact outside the top 5, or a
-// first hit below rank 1) with what came back instead.
+// first hit below rank 1) with what came back instead. With --sweep, meaning
+// search across simulated models of every strength instead
+// (relevance/sweep.mjs).
 
 import os from 'node:os';
-import { DEFAULT_FUSION, FusionMethods } from '@memoryd/daemon';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, PARAPHRASE_SET_PATH, RECALL_AT, SEARCH_LIMIT, evaluate, loadSet } from './relevance/evaluate.mjs';
+import { BAR_BELOW_BEST, BAR_BELOW_LEXICAL_AT_NOISE, SWEEP_SCALES, SWEEP_STRENGTHS, formatSweep, sweepSet } from './relevance/sweep.mjs';
 
-/**
- * An embedder in this process whose vectors carry meaning, so the fusion
- * is measured without a model server: `glove`, GloVe word vectors averaged
- * (what the tests serve over HTTP), or `concepts`, GloVe weighted and
- * cleaned beside WordNet concepts (@memoryd/test-support's
- * conceptGloveVector, the stronger of the two).
- */
 /**
  * A real embedder, as the daemon opens it: `ollama`, `openai` or `local`,
  * configured by the daemon's variables (MEMORYD_EMBED_URL,
@@ -32,6 +29,15 @@ async function realEmbedder(kind) {
   return openEmbedder(config, dataDir, createLogger('warn'));
 }
 
+/**
+ * An embedder in this process whose vectors carry meaning, so the fusion
+ * is measured without a model server: `glove`, GloVe word vectors averaged
+ * (what the tests serve over HTTP), or `concepts`, GloVe weighted and
+ * cleaned beside WordNet concepts (@memoryd/test-support's
+ * conceptGloveVector, the stronger of the two); or a real one, by
+ * {@link realEmbedder}.
+ * @param {string} kind
+ */
 async function fakeEmbedder(kind) {
   if (kind === 'ollama' || kind === 'openai' || kind === 'local') return realEmbedder(kind);
   const support = await import('@memoryd/test-support');
@@ -46,27 +52,20 @@ async function fakeEmbedder(kind) {
 }
 
 /**
- * --fusion's value: rrf, or weighted:W (W the cosine's share, 0-1); each
- * with an optional @N, the candidates a side gives.
- * @param {string} text
+ * --strengths' value: signal shares in [0, 1], comma-separated.
+ * @param {string | undefined} text
  */
-function parseFusion(text) {
-  const m = /^(rrf|weighted)(?::(0(?:\.\d+)?|1(?:\.0+)?))?(?:@(\d+))?$/.exec(text);
-  if (m === null || (m[1] === 'rrf' && m[2] !== undefined)) {
-    throw usage(`--fusion needs ${FusionMethods.join(' or ')}, as rrf[@N] or weighted:W[@N], got ${JSON.stringify(text)}`);
+function parseStrengths(text) {
+  const values = (text ?? '').split(',').map((x) => (x.trim() === '' ? Number.NaN : Number(x)));
+  if (values.some((x) => !(x >= 0 && x <= 1))) {
+    throw usage(`--strengths needs signal shares from 0 to 1, comma-separated, got ${JSON.stringify(text ?? '')}`);
   }
-  return {
-    method: m[1],
-    vectorWeight: m[2] === undefined ? DEFAULT_FUSION.vectorWeight : Number(m[2]),
-    candidates: m[3] === undefined ? DEFAULT_FUSION.candidates : Number(m[3]),
-  };
+  return values;
 }
 
-/** @param {{method: string, vectorWeight: number, candidates: number}} f */
-const fusionLabel = (f) => (f.method === 'rrf' ? `rrf@${f.candidates}` : `w${f.vectorWeight}@${f.candidates}`);
-
-const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--embeddings] [--fusion F]...
+const HELP = `usage: node scripts/bench/quality.mjs [--set FILE] [--store level|postgres] [--embeddings [KIND]]
        [--misses] [--json]
+       node scripts/bench/quality.mjs --sweep [--set FILE] [--strengths S,S,...] [--baseline DIR] [--json]
 
 Scores memory.search on relevance sets: adds every fact of a set, in its
 order, to a fresh store (temp dir, removed on exit), runs every query with
@@ -92,11 +91,28 @@ and ${CONVERSATIONS_SET_PATH}.
               beside WordNet concepts); or a real one as the daemon runs it,
               configured by MEMORYD_EMBED_URL, MEMORYD_EMBED_MODEL and
               MEMORYD_EMBED_KEY_FILE (local: its model cached in the data dir)
-  --fusion F  with --embeddings, a fusion to score, repeatable (default the
-              daemon's: ${DEFAULT_FUSION.method === 'rrf' ? 'rrf' : `weighted:${DEFAULT_FUSION.vectorWeight}`}@${DEFAULT_FUSION.candidates}): rrf[@N] or weighted:W[@N], W the
-              cosine's share of the score, N the candidates each side gives
   --json      print the results, with every query's ranking, as one JSON document
   --help      this text
+
+--sweep scores meaning search across the models users may bring, weak to
+strong (issue 38), simulated in this process (@memoryd/test-support's
+simulatedEmbedder: a query's vector points at its judged facts by a share
+"signal" of its variance, the rest noise), on two cosine scales: spread
+(unrelated texts near 0, as MiniLM or OpenAI models) and narrow (near 0.7,
+as bge models; common ${SWEEP_SCALES[1].common}). The GloVe fakes (glove, concepts) open each
+table as the weak end. Each row: recall@${RECALL_AT} of the lexical search (the same
+in every row), of the vector ranking alone (exact cosines over the
+agent's facts), of the daemon's fused search, and the gap fused - max(lexical,
+vector-only). Each set ends with a verdict on the bar: fused >= max(lexical,
+vector-only) - ${BAR_BELOW_BEST} at every strength on both scales, and fused >= lexical - ${BAR_BELOW_LEXICAL_AT_NOISE}
+at signal 0; rows that miss are marked < and named. Progress goes to stderr.
+By default the sets ${CONVERSATIONS_SET_PATH.split('/').pop()}, ${PARAPHRASE_SET_PATH.split('/').pop()} and ${DEFAULT_SET_PATH.split('/').pop()}; LevelDB only.
+
+  --strengths S,S,...  the signal shares swept (default ${SWEEP_STRENGTHS.join(',')})
+  --baseline DIR  also the fused recall@${RECALL_AT} of the build at DIR (a checkout of
+              another commit, with npm ci run in it: DIR/packages/daemon/dist/index.js)
+  --json      the sweep as one JSON document: every row's recall@${RECALL_AT}, recall@${SEARCH_LIMIT} and
+              MRR, overall and per kind, without per-query rankings
 
 Needs a built daemon package (npm run bench:quality builds first).`;
 
@@ -105,7 +121,17 @@ const EMBEDDERS = ['glove', 'concepts', 'ollama', 'openai', 'local'];
 
 /** @param {string[]} argv */
 function parseArgs(argv) {
-  const opts = { json: false, help: false, misses: false, setPaths: undefined, store: 'level', embeddings: false, fusions: [] };
+  const opts = {
+    json: false,
+    help: false,
+    misses: false,
+    setPaths: undefined,
+    store: 'level',
+    embeddings: false,
+    sweep: false,
+    strengths: undefined,
+    baseline: undefined,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--json') opts.json = true;
@@ -113,7 +139,13 @@ function parseArgs(argv) {
     else if (arg === '--embeddings') {
       opts.embeddings = EMBEDDERS.includes(argv[i + 1]) ? argv[++i] : 'glove';
     }
-    else if (arg === '--fusion') opts.fusions.push(parseFusion(argv[++i] ?? ''));
+    else if (arg === '--sweep') opts.sweep = true;
+    else if (arg === '--strengths') opts.strengths = parseStrengths(argv[++i]);
+    else if (arg === '--baseline') {
+      const value = argv[++i];
+      if (value === undefined || value === '') throw usage('--baseline needs a directory');
+      opts.baseline = value;
+    }
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--set') {
       const value = argv[++i];
@@ -125,9 +157,19 @@ function parseArgs(argv) {
       opts.store = value;
     } else throw usage(`unknown argument ${JSON.stringify(arg)}`);
   }
-  if (opts.fusions.length > 0 && !opts.embeddings) throw usage('--fusion needs --embeddings');
-  if (opts.fusions.length === 0) opts.fusions.push(DEFAULT_FUSION);
-  opts.setPaths ??= opts.embeddings ? [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH, PARAPHRASE_SET_PATH] : [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH];
+  if (opts.sweep) {
+    if (opts.embeddings) throw usage('--sweep chooses its own embedders: drop --embeddings');
+    if (opts.misses) throw usage("--misses lists one search's misses: not with --sweep");
+    if (opts.store !== 'level') throw usage('--sweep runs on LevelDB only');
+  } else {
+    if (opts.strengths !== undefined) throw usage('--strengths needs --sweep');
+    if (opts.baseline !== undefined) throw usage('--baseline needs --sweep');
+  }
+  opts.setPaths ??= opts.sweep
+    ? [CONVERSATIONS_SET_PATH, PARAPHRASE_SET_PATH, DEFAULT_SET_PATH]
+    : opts.embeddings
+      ? [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH, PARAPHRASE_SET_PATH]
+      : [DEFAULT_SET_PATH, CONVERSATIONS_SET_PATH];
   return opts;
 }
 
@@ -192,6 +234,7 @@ async function main() {
     process.stdout.write(`${HELP}\n`);
     return;
   }
+  if (opts.sweep) return sweep(opts);
   const results = [];
   for (const setPath of opts.setPaths) {
     const set = await loadSet(setPath);
@@ -201,11 +244,9 @@ async function main() {
     const hybrids = [];
     if (opts.embeddings) {
       const embedder = await fakeEmbedder(opts.embeddings);
-      for (const fusion of opts.fusions) {
-        hybrids.push({ label: `+${opts.embeddings} ${fusionLabel(fusion)}`, fusion, result: await evaluate({ setPath, store: opts.store, embedder, fusion }) });
-      }
+      hybrids.push({ label: `+${opts.embeddings}`, result: await evaluate({ setPath, store: opts.store, embedder }) });
     }
-    results.push({ set: setPath, memoryd, fts5, hybrids: hybrids.map((h) => ({ fusion: h.fusion, ...h.result })) });
+    results.push({ set: setPath, memoryd, fts5, hybrids: hybrids.map((h) => ({ embedder: opts.embeddings, ...h.result })) });
     if (opts.json) continue;
     const name = setPath.split('/').pop();
     process.stdout.write(`${printReport(name, memoryd, fts5, opts.store === 'postgres' ? 'postgres' : 'memoryd', hybrids)}\n\n`);
@@ -215,6 +256,36 @@ async function main() {
     }
   }
   if (opts.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+}
+
+/**
+ * The daemon module of the build at `dir`, for --baseline.
+ * @param {string} dir
+ * @returns {Promise<typeof import('@memoryd/daemon')>}
+ */
+async function loadBaseline(dir) {
+  const entry = path.resolve(dir, 'packages/daemon/dist/index.js');
+  try {
+    return await import(pathToFileURL(entry).href);
+  } catch (err) {
+    throw new Error(`--baseline ${dir}: cannot import ${entry} (a checkout with npm ci run in it?): ${err.message}`, { cause: err });
+  }
+}
+
+/** --sweep: each set's table, or all of it as JSON. */
+async function sweep(opts) {
+  const baseline = opts.baseline === undefined ? undefined : await loadBaseline(opts.baseline);
+  const progress = (line) => process.stderr.write(`sweep: ${line}\n`);
+  const results = [];
+  for (const setPath of opts.setPaths) {
+    const result = await sweepSet({ setPath, strengths: opts.strengths, baseline, fakeEmbedder, progress });
+    results.push(result);
+    if (!opts.json) process.stdout.write(`${formatSweep(result)}\n\n`);
+  }
+  if (opts.json) {
+    const doc = { recallAt: RECALL_AT, baseline: opts.baseline === undefined ? null : path.resolve(opts.baseline), sets: results };
+    process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+  }
 }
 
 main().catch((err) => {

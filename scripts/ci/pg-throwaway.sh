@@ -166,7 +166,7 @@ unix_socket_permissions = 0777
 fsync = ${PGT_FSYNC:-off}
 synchronous_commit = ${PGT_FSYNC:-off}
 full_page_writes = ${PGT_FSYNC:-off}
-max_connections = 50
+max_connections = 200
 logging_collector = off
 EOF
     log "initdb took $(since "$t1")s (locale $loc)"

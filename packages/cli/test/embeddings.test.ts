@@ -56,6 +56,34 @@ describe('memoryctl embeddings', () => {
     assert.deepEqual(j, { queued: 4 });
   });
 
+  it('rebuild --wait ends with exit 1 and the cause when nothing is embedded for --timeout seconds', async () => {
+    server.setMode('down');
+    try {
+      const r = await ctl('embeddings', 'rebuild', '--wait', '--timeout', '2');
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^memoryctl: no fact embedded for 2 s, 4 still to embed; the embedder fails: .*HTTP 503/m);
+    } finally {
+      server.setMode('ok');
+    }
+    await waitFor(async () => JSON.parse((await ctl('--json', 'embeddings', 'status')).stdout).pending === 0, 30_000, 'embedded once it is back');
+  });
+
+  it('rebuild --wait ends with exit 1 when the queue stops on a model the provider does not have', async () => {
+    const other = await startDaemon({ args: ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'no-such-model'] });
+    try {
+      const octl = (...args: string[]) => memoryctl(['--socket', other.socket, ...args]);
+      assert.equal((await octl('add', 'ann', 'a fact')).code, 0);
+      const r = await octl('embeddings', 'rebuild', '--wait');
+      assert.equal(r.code, 1, r.stderr);
+      assert.match(r.stderr, /^memoryctl: the embedder stopped: .*HTTP 404: model "no-such-model" not found/m);
+      const shown = await octl('embeddings', 'status');
+      assert.match(shown.stdout, /^stopped: +yes: restart memoryd with another configuration, or run memoryctl embeddings rebuild$/m);
+      assert.match(shown.stdout, /^last error: +.*HTTP 404.* \(at \d{4}-\d\d-\d\dT/m);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('refuses a wrong action or option with exit 2 and a sentence; has --help', async () => {
     const bad = await ctl('embeddings', 'refresh');
     assert.equal(bad.code, 2);

@@ -68,10 +68,13 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       log.info('stopping', { reason });
+      // Meaning search's calls in flight end at once: a search waiting for a hung provider answers
+      // lexically, and the queue's call is cancelled, so the store closes within the stop's bound.
+      const meaning = embeddings?.close().catch((err: unknown) => log.warn('stopping meaning search failed', { err }));
       try {
         await server?.close();
       } finally {
-        await embeddings?.close().catch((err: unknown) => log.warn('stopping meaning search failed', { err }));
+        await meaning;
         await store.close();
         // After the socket is gone: until then, another daemon must not claim it.
         await socketLock.release().catch((err: unknown) => log.warn('releasing the socket lock failed', { err }));

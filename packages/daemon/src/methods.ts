@@ -20,6 +20,7 @@ import {
   PROTOCOL_VERSION,
   type ResultOf,
   validateParams,
+  Limits,
 } from '@memoryd/protocol';
 import type { Embeddings } from './embed/embeddings.js';
 import { DaemonError, DaemonErrorCodes, invalidParams } from './errors.js';
@@ -81,9 +82,8 @@ export function daemonMethods(store: MemoryStore, ctx: DaemonContext, embeddings
     }),
     'memory.add': method(MemoryAdd, (p) => store.addFact(p)),
     'memory.search': method(MemorySearch, async (p) => {
-      if (embeddings === undefined) return store.searchFacts(p);
-      const facts = await embeddings.search(p.agentId, p.query, p.limit, async (limit) => (await store.searchFacts({ ...p, limit })).facts);
-      return { facts };
+      if (embeddings === undefined) return { facts: (await store.searchFacts(p)).facts };
+      return { facts: await embeddings.search(p.agentId, p.query, p.limit ?? Limits.limitDefault, (limit) => store.searchFacts({ ...p, limit })) };
     }),
     'memory.list': method(MemoryList, (p) => store.listFacts(p)),
     'memory.reflect': method(MemoryReflect, (p) => store.reflect(p)),

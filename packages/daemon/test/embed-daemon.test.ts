@@ -7,7 +7,7 @@
 // fails or slows a write or a search, and what waits is embedded once the
 // provider is back, across restarts.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { AdminReembed, DaemonStatus, MemoryAdd, MemoryReflect, MemorySearch, type ResultOf } from '@memoryd/protocol';
@@ -22,6 +22,7 @@ import {
   tempDir,
   trackCloser,
   waitFor,
+  withTimeout,
 } from '@memoryd/test-support';
 import { connect, type RpcClient } from './helpers/rpc.js';
 
@@ -224,21 +225,57 @@ describe('a provider that fails never fails a write or a search', () => {
     assert.ok(add.ms < 1_000, `an add did not wait for the embedder (${add.ms.toFixed(0)} ms)`);
   });
 
-  it('garbage and wrong dimensions are refused and reported; good vectors come back', async () => {
+  it('SIGTERM while the provider hangs: the calls in flight are cancelled, the store closed, exit 0', async () => {
+    const server = await fake();
+    const { d, c } = await daemon(tempDir('embed-'), ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
+    await addAll(c);
+    await settled(c);
+    server.setMode('hang');
+    const asked = server.requests;
+    await c.ok(MemoryAdd, { agentId: AGENT, content: 'The plumber comes on Tuesday.' });
+    await waitFor(() => server.requests > asked, EMBED_WAIT_MS, 'the queue waits on the hung provider');
+    // A search waits on its query's vector meanwhile.
+    const searching = c.call(MemorySearch.method, { agentId: AGENT, query: 'deploy pipeline', limit: 3 });
+    await waitFor(() => server.requests > asked + 1, EMBED_WAIT_MS, 'the search waits on the hung provider');
+    d.signal('SIGTERM');
+    const exit = await withTimeout(d.exited, 15_000, 'the daemon to exit');
+    // Past its stop deadline (4.5 s) the daemon would exit 1 without closing the store.
+    assert.deepEqual(exit, { code: 0, signal: null }, d.stderr());
+    assert.match(d.stderr(), /"msg":"stopped"/);
+    const answer = await searching;
+    assert.ok('result' in answer, 'the search in flight was answered');
+    if (process.env['MEMORYD_TEST_STORE'] !== 'postgres') {
+      // LevelDB's search index images are written as the store closes.
+      assert.ok(readdirSync(join(d.dataDir, 'search')).length > 0, 'the index image written');
+    }
+  });
+
+  it('garbage is reported and waited out; vectors of other dimensions stop the queue until a rebuild', async () => {
     const server = await fake();
     const { c } = await daemon(tempDir('embed-'), ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
     await addAll(c);
     await settled(c);
-    server.setMode('wrong-dimension');
-    await c.ok(MemoryAdd, { agentId: AGENT, content: 'The plumber comes on Tuesday.' });
-    await waitFor(async () => /dimensions/.test((await embeddingsOf(c)).lastError ?? ''), EMBED_WAIT_MS, 'wrong dimensions reported');
-    assert.equal((await embeddingsOf(c)).pending, 1);
-    assert.equal((await search(c, 'plumber'))[0], 'The plumber comes on Tuesday.', 'found by its words meanwhile');
     server.setMode('garbage');
+    await c.ok(MemoryAdd, { agentId: AGENT, content: 'The plumber comes on Tuesday.' });
     await waitFor(async () => /not JSON/.test((await embeddingsOf(c)).lastError ?? ''), EMBED_WAIT_MS, 'garbage reported');
+    const failing = await embeddingsOf(c);
+    assert.equal(failing.stopped, undefined, 'a failure that waiting may mend does not stop the queue');
+    assert.ok(failing.lastErrorAt !== undefined && Date.parse(failing.lastErrorAt) > 0, 'the failure is dated');
     server.setMode('ok');
-    await settled(c);
-    assert.equal((await embeddingsOf(c)).dimensions, 100);
+    await settled(c, 'embedded once the provider is back, the error cleared');
+
+    server.setMode('wrong-dimension');
+    await c.ok(MemoryAdd, { agentId: AGENT, content: 'The gutters need cleaning in autumn.' });
+    await waitFor(async () => (await embeddingsOf(c)).stopped === true, EMBED_WAIT_MS, 'vectors of other dimensions stop the queue');
+    const stopped = await embeddingsOf(c);
+    assert.match(stopped.lastError ?? '', /101 dimensions, the stored vectors have 100; .*memoryctl embeddings rebuild/);
+    assert.equal(stopped.pending, 1);
+    assert.equal((await search(c, 'gutters'))[0], 'The gutters need cleaning in autumn.', 'found by its words meanwhile');
+    // The model changed for good: a rebuild embeds every fact again, in its dimensions.
+    await c.ok(AdminReembed, {});
+    const rebuilt = await settled(c, 'every fact embedded again after the rebuild');
+    assert.equal(rebuilt.dimensions, 101);
+    assert.equal(rebuilt.stopped, undefined);
   });
 
   it('an OpenAI-compatible server that wants a key: refused without it, served with --embed-key-file', async () => {

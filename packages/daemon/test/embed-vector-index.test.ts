@@ -56,7 +56,14 @@ describe('VectorIndex', () => {
     for (let q = 0; q < 20; q++) {
       const query = randomVector(rand, dims);
       const exact = [...vectors].map(([id, v]) => ({ id, score: cosine(query, v) })).sort((a, b) => b.score - a.score);
-      const hits = index.search(query, 10);
+      const scan = index.search(query, 10);
+      const hits = scan.hits;
+      assert.equal(scan.count, 500);
+      // The scan's distribution is the exact cosines', within the int8 error.
+      const mean = exact.reduce((m, e) => m + e.score, 0) / exact.length;
+      const deviation = Math.sqrt(exact.reduce((m, e) => m + (e.score - mean) ** 2, 0) / exact.length);
+      assert.ok(Math.abs(scan.mean - mean) < 0.005, `mean ${scan.mean} against ${mean}`);
+      assert.ok(Math.abs(scan.deviation - deviation) < 0.005, `deviation ${scan.deviation} against ${deviation}`);
       assert.equal(hits.length, 10);
       for (const h of hits) assert.ok(Math.abs(h.score - cosine(query, vectors.get(h.id)!)) < 0.02, `${h.id}: ${h.score}`);
       // Whatever it returns is within the int8 error of the exact tenth best.
@@ -86,7 +93,7 @@ describe('VectorIndex', () => {
     assert.equal(index.size, vectors.size);
     for (const [id, v] of vectors) {
       assert.ok(index.has(id));
-      assert.equal(index.search(v, 1)[0]?.id, id, `${id} is its own nearest`);
+      assert.equal(index.search(v, 1).hits[0]?.id, id, `${id} is its own nearest`);
     }
     for (let i = 0; i < 200; i += 3) assert.equal(index.has(`f${i}`), false);
   });
@@ -96,7 +103,7 @@ describe('VectorIndex', () => {
     assert.throws(() => index.set('a', new Float32Array(9)), RangeError);
     index.set('a', Float32Array.from([1, 0, 0, 0, 0, 0, 0, 0]));
     assert.throws(() => index.search(new Float32Array(7), 1), RangeError);
-    assert.deepEqual(index.search(new Float32Array(8), 1), []);
+    assert.deepEqual(index.search(new Float32Array(8), 1).hits, []);
     assert.throws(() => new VectorIndex(0), RangeError);
   });
 });

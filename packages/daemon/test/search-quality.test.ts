@@ -47,12 +47,13 @@ interface EvaluateModule {
 }
 
 /**
- * Meaning search's floors (ADR 0034), with GloVe averages as the embedder
- * (the fake the daemon tests serve): what the fusion measured when they
- * were set, less a few points. The lexical search scores 0 on the
- * paraphrase set (no query shares a word with its facts).
+ * Meaning search's floors (ADR 0036), with GloVe averages as the embedder
+ * (the fake the daemon tests serve, the weak end of `npm run bench:quality
+ * -- --sweep`): what the fusion measured when they were set (1.000, 0.570,
+ * 0.320), less a few points. The lexical search scores 0 on the paraphrase
+ * set (no query shares a word with its facts).
  */
-const FUSED_FLOORS: Record<'set' | 'conversations' | 'paraphrase', number> = { set: 0.95, conversations: 0.58, paraphrase: 0.28 };
+const FUSED_FLOORS: Record<'set' | 'conversations' | 'paraphrase', number> = { set: 0.95, conversations: 0.55, paraphrase: 0.29 };
 
 /** The conversational set (issue 31): recall@5 must stay above this, and this far above FTS5's in the same run. */
 const CONVERSATIONS_FLOOR = 0.55;

@@ -325,7 +325,7 @@ describe('vectors of meaning search: two daemons on one PostgreSQL database', { 
       // Daemon a adds and embeds while b hears nothing (a listens again too; b's index misses it until its resync).
       const { factId } = await a.addFact({ agentId: 'resync', content: 'Maya prefers green tea' });
       await a.vectors().putVectors(embedder.space, 'resync', [{ id: factId, vector: Float32Array.from([1, 0, 0, 0]) }]);
-      const lexical = async (n: number) => (await b.searchFacts({ agentId: 'resync', query: 'favourite beverage', limit: n })).facts;
+      const lexical = (n: number) => b.searchFacts({ agentId: 'resync', query: 'favourite beverage', limit: n });
       await eventually(
         'b finds it by meaning',
         () => {

@@ -32,3 +32,14 @@ export {
   startFakeEmbedder,
 } from './fake-embedder.js';
 export { conceptGloveVector, conceptVector, loadConcepts } from './concept-embedder.js';
+// An in-process embedder of simulated strength over a relevance set, weak to
+// strong, spread or narrow cosines: the sweep's stand-in for the sentence
+// models no test can run (`npm run bench:quality -- --sweep`).
+export {
+  gaussianVector,
+  SIMULATED_DIMENSIONS,
+  type SimulatedEmbedder,
+  type SimulatedEmbedderOptions,
+  type SimulatedSet,
+  simulatedEmbedder,
+} from './simulated-embedder.js';

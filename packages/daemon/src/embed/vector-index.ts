@@ -6,6 +6,16 @@ export interface VectorHit {
   score: number;
 }
 
+/** A scan of every vector for one query: the best hits, and the cosines' distribution over all of them. */
+export interface VectorScan {
+  hits: VectorHit[];
+  /** Vectors scanned. */
+  count: number;
+  /** The mean and the (population) standard deviation of the query's cosine over them. */
+  mean: number;
+  deviation: number;
+}
+
 /** What this file uses of WebAssembly (TypeScript's types for it come with the DOM library, which a daemon does not load). */
 interface WasmMemory {
   readonly buffer: ArrayBuffer;
@@ -115,35 +125,47 @@ export class VectorIndex {
 
   /**
    * The `k` vectors most similar to `query` (cosine, best first; ties: the
-   * later id first, as lexical search breaks them), skipping rows whose
-   * similarity is below `floor`.
+   * later id first, as lexical search breaks them), with the mean and
+   * standard deviation of the query's cosine over every vector (what a
+   * fused search measures a cosine against, embed/fusion.ts).
    */
-  search(query: Float32Array, k: number, floor = -Infinity): VectorHit[] {
+  search(query: Float32Array, k: number): VectorScan {
     if (query.length !== this.dimensions) throw new RangeError(`query of ${query.length} dimensions in an index of ${this.dimensions}`);
     const n = this.#ids.length;
-    if (n === 0 || k <= 0) return [];
+    const empty: VectorScan = { hits: [], count: n, mean: 0, deviation: 0 };
+    if (n === 0) return empty;
     const qScale = quantize(query, this.#scratch);
-    if (qScale === 0) return [];
+    if (qScale === 0) return empty;
     const buffer = this.#kernel.memory.buffer;
     const q = new Int8Array(buffer, 0, this.#stride);
     q.fill(0);
     q.set(this.#scratch);
     this.#kernel.dotI8(0, this.#rowsAt(), n, this.#stride, this.#stride);
     const dots = new Int32Array(this.#kernel.memory.buffer, this.#stride, n);
-    // A small sorted list (k is a search's limit, at most a few hundred).
+    // A small sorted list (k is a search's candidates, at most a few hundred).
     const best: Array<{ row: number; score: number }> = [];
-    let threshold = floor;
+    let threshold = -Infinity;
+    let sum = 0;
+    let squares = 0;
     for (let row = 0; row < n; row++) {
       const score = dots[row]! * this.#scales[row]! * qScale;
-      if (score < threshold || (score === threshold && best.length === k)) continue;
+      sum += score;
+      squares += score * score;
+      if (k <= 0 || score < threshold || (score === threshold && best.length === k)) continue;
       let at = best.length;
       while (at > 0 && (best[at - 1]!.score < score || (best[at - 1]!.score === score && this.#ids[best[at - 1]!.row]! < this.#ids[row]!))) at--;
       if (at >= k) continue;
       best.splice(at, 0, { row, score });
       if (best.length > k) best.pop();
-      if (best.length === k) threshold = Math.max(floor, best[k - 1]!.score);
+      if (best.length === k) threshold = best[k - 1]!.score;
     }
-    return best.map(({ row, score }) => ({ id: this.#ids[row]!, score: Math.max(-1, Math.min(1, score)) }));
+    const mean = sum / n;
+    return {
+      hits: best.map(({ row, score }) => ({ id: this.#ids[row]!, score: Math.max(-1, Math.min(1, score)) })),
+      count: n,
+      mean,
+      deviation: Math.sqrt(Math.max(0, squares / n - mean * mean)),
+    };
   }
 
   /** The cosine of `query` with each of `ids` that has a vector (a fused search's lexical candidates). */

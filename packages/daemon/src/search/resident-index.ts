@@ -6,6 +6,7 @@ import type { IndexSnapshot } from './index-image.js';
 import { maxScore } from './max-score.js';
 import { PostingLists } from './posting-lists.js';
 import { type Completion, planPrefix, planTerms } from './query-plan.js';
+import { idf } from './bm25.js';
 import type { FactView } from './top-k.js';
 import { atLeast } from './typed-arrays.js';
 import type { Slot } from './window-search.js';
@@ -247,6 +248,20 @@ export class ResidentIndex {
    */
   complete(prefix: string): readonly Completion[] {
     return this.#words.complete(prefix);
+  }
+
+  /**
+   * The BM25 a fact of average length would get by holding each of the
+   * query's words once: the sum of their idf (a word no fact holds counts
+   * as the rarest). A fused search divides BM25 by it to tell a match of
+   * the whole query from one of a single common word (embed/fusion.ts).
+   */
+  fullMatch(query: AnalysedQuery): number {
+    const n = this.#facts;
+    if (n === 0) return 0;
+    let sum = 0;
+    for (const term of query.terms) sum += idf(n, this.df(term));
+    return sum;
   }
 
   /**

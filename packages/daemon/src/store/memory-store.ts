@@ -14,6 +14,16 @@ import type {
 } from '@memoryd/protocol';
 import type { VectorStore } from './vector-store.js';
 
+/**
+ * A lexical search's answer: `memory.search`'s result, and the BM25 a fact
+ * of average length would get by holding every query word once
+ * (search/resident-index.ts, `fullMatch`), where the engine knows it.
+ * Meaning search divides by it; it never goes on the wire.
+ */
+export interface LexicalResult extends ResultOf<typeof MemorySearch> {
+  fullMatch?: number;
+}
+
 /** Counts of `daemon.status`. */
 export interface StoreCounts {
   /** Current facts, all agents. */
@@ -36,7 +46,8 @@ export interface StoreCounts {
  */
 export interface MemoryStore {
   addFact(p: ParamsOf<typeof MemoryAdd>): Promise<ResultOf<typeof MemoryAdd>>;
-  searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>>;
+  /** `memory.search`'s lexical answer, with what a fused search scales its scores by (embed/fusion.ts). */
+  searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<LexicalResult>;
   listFacts(p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>>;
   reflect(p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>>;
   saveCheckpoint(p: ParamsOf<typeof CheckpointSave>): Promise<ResultOf<typeof CheckpointSave>>;

@@ -104,6 +104,19 @@ export function storeConformance(backend: ConformanceBackend): void {
         assert.deepEqual(await store.searchFacts({ agentId: 'nobody-here', query: 'replica' }), { facts: [] });
       });
 
+      it('says what a match of the whole query scores: a fact of average length holding each query word once', async () => {
+        const whole = await store.addFact({ agentId: 'full-match', content: 'alpha beta gamma delta' });
+        await store.addFact({ agentId: 'full-match', content: 'epsilon zeta eta theta' });
+        await store.addFact({ agentId: 'full-match', content: 'alpha iota kappa lambda' });
+        const r = await store.searchFacts({ agentId: 'full-match', query: 'alpha beta' });
+        assert.equal(r.facts[0]?.id, whole.factId);
+        assert.ok(r.fullMatch !== undefined && Math.abs(r.facts[0]!.score! - r.fullMatch) < 1e-9, `score ${r.facts[0]?.score}, full match ${r.fullMatch}`);
+        // A word no fact holds counts as the rarest: the best match then holds less than the whole query.
+        const partial = await store.searchFacts({ agentId: 'full-match', query: 'alpha beta omega' });
+        assert.ok(partial.fullMatch! > r.fullMatch, 'omega adds to what a whole match would score');
+        assert.equal(partial.facts[0]!.score, r.facts[0]!.score);
+      });
+
       it('updates by superseding, and deletes, along a chain', async () => {
         const v1 = await store.addFact({ agentId: 'chain', content: 'the office is on floor 3' });
         const up1 = await store.reflect({ agentId: 'chain', action: 'update', factId: v1.factId, content: 'the office is on floor 4' });

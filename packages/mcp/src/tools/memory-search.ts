@@ -17,7 +17,11 @@ export const SearchHit = Type.Object(
     id: IdOut('Fact id: pass it to memory_reflect to update or delete the fact.'),
     content: Type.String({ description: 'The fact, in full.' }),
     created_at: TimeOut('When the fact was stored (RFC 3339 UTC).'),
-    score: Type.Number({ description: 'Relevance (BM25); higher is better. Facts come best first.' }),
+    score: Type.Number({
+      description:
+        'Relevance; higher is better, facts come best first. By words, BM25; with meaning search on (the daemon runs an embedder), ' +
+        'the fused score from 0 to 1, where 0 means neither the words nor the meaning single the fact out.',
+    }),
     tags: Type.Optional(Type.Array(Type.String({ description: 'A tag.' }), { description: 'Tags of the fact; absent when it has none.' })),
   },
   { description: 'A fact matching the query.' },
@@ -54,7 +58,9 @@ export const memorySearchTool = defineTool({
     'and before memory_add to avoid storing what is already known. Matches any word of the query and ranks ' +
     'facts matching more and rarer words first; words match whole, and a * ending the last word (postg*) also ' +
     'matches the words it begins. Returns up to `limit` (default 10) current facts, best first, ' +
-    'each with its id, full content, creation time, score and tags; none matching is a normal, empty result.',
+    'each with its id, full content, creation time, score and tags; none matching is a normal, empty result. ' +
+    'With meaning search on, facts close in meaning are found too, and up to `limit` facts come back even when none ' +
+    'matches well: read a score of 0 as "nothing singles this fact out".',
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   input: MemorySearchInput,
   outputSchema: publishSchema(MemorySearchOutput),

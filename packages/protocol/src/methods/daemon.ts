@@ -29,7 +29,21 @@ export const EmbeddingsStatus = Type.Object({
   dimensions: Type.Integer({ minimum: 0, description: "The vectors' dimensions; 0 until the first vector is known." }),
   pending: Type.Integer({ minimum: 0, description: 'Current facts without a vector yet (still being loaded or embedded).' }),
   lastError: Type.Optional(
-    Type.String({ description: "Why the last call to the embedder failed, while it keeps failing; searches meanwhile are lexical." }),
+    Type.String({
+      description: 'Why the last call to the embedder (or the read of the store it needed) failed; cleared by the next call that succeeds. Searches meanwhile are lexical for what is not embedded.',
+    }),
+  ),
+  /** When lastError happened. @since 1 */
+  lastErrorAt: Type.Optional(Timestamp),
+  /**
+   * The queue stopped on `lastError`, a failure that waiting cannot mend.
+   * @since 1
+   */
+  stopped: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'The queue stopped on lastError, a failure that waiting cannot mend (an unknown model, a refused key, vectors of other dimensions than the stored ones): nothing is embedded, and searches are lexical, until memoryd restarts or `memoryctl embeddings rebuild`.',
+    }),
   ),
 });
 

@@ -3,6 +3,7 @@ import { analyzeQuery } from '../../search/analyze.js';
 import { type StoredFact, decodeFact } from './codec.js';
 import { DaemonError, DaemonErrorCodes } from '../../errors.js';
 import type { StoreContext } from './context.js';
+import type { LexicalResult } from '../memory-store.js';
 import { readSync } from './db.js';
 import { toFact } from './facts.js';
 import { recordKey } from './keys.js';
@@ -25,7 +26,7 @@ function readFact(ctx: StoreContext, agentId: string, id: string): StoredFact | 
  * superseded and deleted versions never come back; a fact removed by a
  * batch not yet applied to the index is left out.
  */
-export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySearch>): Promise<ResultOf<typeof MemorySearch>> {
+export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySearch>): Promise<LexicalResult> {
   const limit = p.limit ?? Limits.limitDefault;
   const query = analyzeQuery(p.query);
   if (query.terms.length === 0) return { facts: [] };
@@ -41,5 +42,5 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
       throw new DaemonError(DaemonErrorCodes.Damaged, `fact ${id} of agent ${p.agentId} is in its search index but not in the store; run memoryd --verify`);
     }
   }
-  return { facts: found };
+  return found.length === 0 ? { facts: [] } : { facts: found, fullMatch: index.fullMatch(query) };
 }

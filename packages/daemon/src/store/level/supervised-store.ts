@@ -106,7 +106,8 @@ export class SupervisedStore implements LevelStore {
     const vectors = (s: LevelMemoryStore) => s.vectors();
     return {
       agentsWithFacts: () => this.#read((s) => vectors(s).agentsWithFacts()),
-      loadVectors: (space, agentId, accept) => this.#read((s) => vectors(s).loadVectors(space, agentId, accept)),
+      loadVectors: (space, agentId, accept, signal) => this.#read((s) => vectors(s).loadVectors(space, agentId, accept, signal)),
+      claimVectors: (space, agentId, ids) => this.#read((s) => vectors(s).claimVectors(space, agentId, ids)),
       readVectors: (space, agentId, ids) => this.#read((s) => vectors(s).readVectors(space, agentId, ids)),
       factTexts: (agentId, ids) => this.#read((s) => vectors(s).factTexts(agentId, ids)),
       readFacts: (agentId, ids) => this.#read((s) => vectors(s).readFacts(agentId, ids)),

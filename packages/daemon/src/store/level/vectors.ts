@@ -1,6 +1,6 @@
 import type { Fact } from '@memoryd/protocol';
 import { decodeError } from '../../errors.js';
-import type { FactChange, StoredVector, VectorStore } from '../vector-store.js';
+import type { FactChange, StoredVector, VectorClaim, VectorStore } from '../vector-store.js';
 import { type StoredFact, decodeFact } from './codec.js';
 import type { StoreContext } from './context.js';
 import { guard } from './db.js';
@@ -61,7 +61,7 @@ export class LevelVectors implements VectorStore {
     return [...this.#ctx.counters.entries()].filter(([, s]) => s.facts > 0).map(([agentId, s]) => ({ agentId, facts: s.facts }));
   }
 
-  async loadVectors(space: string, agentId: string, accept: (page: readonly StoredVector[]) => void): Promise<string[]> {
+  async loadVectors(space: string, agentId: string, accept: (page: readonly StoredVector[]) => void, signal?: AbortSignal): Promise<string[]> {
     const { subs } = this.#ctx;
     const range = agentRange(agentId);
     const facts = subs.fact.iterator(range);
@@ -112,6 +112,7 @@ export class LevelVectors implements VectorStore {
           accept(page);
           page = [];
           await new Promise((resolve) => setImmediate(resolve));
+          signal?.throwIfAborted();
         }
       }
       if (page.length > 0) accept(page);
@@ -120,6 +121,11 @@ export class LevelVectors implements VectorStore {
     }
     if (orphans.length > 0) await this.#deleteOrphans(agentId, orphans);
     return missing;
+  }
+
+  /** One daemon owns a LevelDB store: every fact is its to embed. */
+  async claimVectors(_space: string, _agentId: string, ids: readonly string[]): Promise<VectorClaim> {
+    return { ids: [...ids], release: async () => {} };
   }
 
   async readVectors(space: string, agentId: string, ids: readonly string[]): Promise<StoredVector[]> {

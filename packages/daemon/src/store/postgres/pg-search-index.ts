@@ -154,9 +154,23 @@ export class PgSearchIndexes {
     this.#changeListeners.push(listener);
   }
 
-  /** Calls `listener` each time listening is back after it was lost: the changes of the meantime went unheard. */
+  /**
+   * Calls `listener` each time changes went unheard: listening is back after
+   * it was lost, or the rows of notified facts could not be read.
+   */
   onResync(listener: () => void): void {
     this.#resyncListeners.push(listener);
+  }
+
+  /** Tells the listeners of lost changes to read what they hold again. */
+  #resync(): void {
+    for (const listener of this.#resyncListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.#logger.error('a listener of lost changes failed', { err });
+      }
+    }
   }
 
   /** Tells the change listeners; a listener's failure is logged, never the write's or the read's. */
@@ -303,9 +317,11 @@ export class PgSearchIndexes {
             rows.push(...read.rows);
           }
         } catch (err) {
-          // What changed cannot be read: the index may be behind, so it goes (the next search loads it again).
+          // What changed cannot be read: the index may be behind, so it goes (the next search loads it
+          // again), and the listeners of changes, who missed these, read what they hold again.
           this.#logger.warn('could not read changed facts; dropping the search index', { agentId, err });
           if (entry?.index !== undefined) this.#agents.delete(agentId);
+          if (listened) this.#resync();
           continue;
         }
         if (listened) {
@@ -392,15 +408,7 @@ export class PgSearchIndexes {
       if (this.#listener !== client) return;
       this.#listening = true;
       this.#firstSettled();
-      if (this.#heardBefore) {
-        for (const listener of this.#resyncListeners) {
-          try {
-            listener();
-          } catch (err) {
-            this.#logger.error('a listener of lost changes failed', { err });
-          }
-        }
-      }
+      if (this.#heardBefore) this.#resync();
       this.#heardBefore = true;
       this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
       // Asked again now and then: a listening connection can die without a word (a failover behind an address).

@@ -221,6 +221,7 @@ export class PostgresMemoryStore implements MemoryStore {
       if (query.terms.length === 0) return { facts: [] };
       const hits = index.search(query, limit);
       if (hits.length === 0) return { facts: [] };
+      const fullMatch = index.fullMatch(query);
       const { rows } = await this.#pool.query<FactRow>(
         `SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = ANY($2::text[]) AND dedup_key IS NOT NULL`,
         [p.agentId, hits.map((h) => h.id)],
@@ -233,7 +234,7 @@ export class PostgresMemoryStore implements MemoryStore {
         const row = byId.get(id);
         if (row !== undefined) facts.push(toFact(storedFactOfRow(row), score));
       }
-      return { facts };
+      return { facts, fullMatch };
     } catch (err) {
       throw err instanceof DaemonError ? err : await this.#failed(what, err, false);
     }
@@ -434,6 +435,14 @@ export class PostgresMemoryStore implements MemoryStore {
       {
         query: <R extends pg.QueryResultRow>(what: string, sql: string, values: unknown[], write?: boolean) => this.#query<R>(what, sql, values, write),
         transaction: <T>(what: string, work: (client: pg.PoolClient) => Promise<T>) => this.#transaction(what, work),
+        connect: async (what: string) => {
+          if (this.#closed !== undefined) throw storageError(what, new Error('the store is closed'));
+          try {
+            return await this.#pool.connect();
+          } catch (err) {
+            throw await this.#failed(what, err, false);
+          }
+        },
       },
       this.#indexes,
     );

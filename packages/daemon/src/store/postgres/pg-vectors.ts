@@ -1,9 +1,9 @@
 import { endianness } from 'node:os';
 import type { Fact } from '@memoryd/protocol';
 import type pg from 'pg';
-import { decodeError } from '../../errors.js';
+import { decodeError, storageError } from '../../errors.js';
 import { toFact } from '../rules/records.js';
-import type { FactChange, StoredVector, VectorStore } from '../vector-store.js';
+import type { FactChange, StoredVector, VectorClaim, VectorStore } from '../vector-store.js';
 import { FACT_COLUMNS, type FactRow, storedFactOfRow } from './pg-rows.js';
 
 /** How the store runs statements (pg-store.ts): closed, read-only and lost connections answered as for every request. */
@@ -12,6 +12,8 @@ export interface PgStatements {
   query<R extends pg.QueryResultRow>(what: string, sql: string, values: unknown[], write?: boolean): Promise<R[]>;
   /** `work` in one transaction, run again after a serialization failure or a deadlock. */
   transaction<T>(what: string, work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** A connection of the request pool, held until released (a claim's locks live as long as it). */
+  connect(what: string): Promise<pg.PoolClient>;
 }
 
 /** Where the store hears of changes to the current facts: its own writes and other daemons' (pg-search-index.ts). */
@@ -58,6 +60,17 @@ const PUT_VECTORS = `INSERT INTO fact_vectors (agent_id, fact_id, space, vec)
   ON CONFLICT (agent_id, fact_id) DO UPDATE SET space = EXCLUDED.space, vec = EXCLUDED.vec
   RETURNING fact_id`;
 
+/**
+ * The advisory lock of one fact's embedding in one space, as two int4
+ * keys: the schema and agent, the fact and space. Advisory locks are the
+ * database's, not the schema's, hence the schema in the key. A collision
+ * of hashes only makes two facts wait for each other a while.
+ */
+const CLAIM_KEYS = "hashtext(current_schema() || ' ' || $1), hashtext(id || ' ' || $3)";
+/** Claims what no other session holds, and answers it (never waits). */
+const CLAIM = `SELECT id FROM unnest($2::text[]) AS t(id) WHERE pg_try_advisory_lock(${CLAIM_KEYS})`;
+const RELEASE = `SELECT pg_advisory_unlock(${CLAIM_KEYS}) FROM unnest($2::text[]) AS t(id)`;
+
 /** Rows read at a time when an agent's vectors load. */
 const LOAD_PAGE = 5_000;
 
@@ -88,7 +101,7 @@ export class PgVectors implements VectorStore {
     return rows.map((r) => ({ agentId: r.agent_id, facts: Number(r.facts) }));
   }
 
-  async loadVectors(space: string, agentId: string, accept: (page: readonly StoredVector[]) => void): Promise<string[]> {
+  async loadVectors(space: string, agentId: string, accept: (page: readonly StoredVector[]) => void, signal?: AbortSignal): Promise<string[]> {
     // No vector of a fact no longer current is left to delete: the trigger and the foreign key saw to it.
     // A page at a time, by id: a million vectors are never one result in memory.
     const missing: string[] = [];
@@ -108,8 +121,43 @@ export class PgVectors implements VectorStore {
       }
       if (page.length > 0) accept(page);
       if (rows.length < LOAD_PAGE) return missing;
+      signal?.throwIfAborted();
       after = rows[rows.length - 1]!.id;
     }
+  }
+
+  /**
+   * Claims by session advisory locks, one per fact and space, on a
+   * connection held until the claim is released: a fact another daemon
+   * holds is left out, and a daemon that dies mid-claim loses its
+   * connection and with it every lock it held. Advisory locks block no
+   * write: a fact retired meanwhile is retired, and its vector refused.
+   */
+  async claimVectors(space: string, agentId: string, ids: readonly string[]): Promise<VectorClaim> {
+    const what = `claim the embedding of facts of agent ${agentId}`;
+    const client = await this.#sql.connect(what);
+    let claimed: string[];
+    try {
+      claimed = (await client.query<{ id: string }>(CLAIM, [agentId, [...ids], space])).rows.map((r) => r.id);
+    } catch (err) {
+      client.release(err as Error);
+      throw storageError(what, err);
+    }
+    let released = false;
+    return {
+      ids: claimed,
+      release: async () => {
+        if (released) return;
+        released = true;
+        try {
+          if (claimed.length > 0) await client.query(RELEASE, [agentId, claimed, space]);
+          client.release();
+        } catch (err) {
+          // The connection goes, and its locks with it.
+          client.release(err as Error);
+        }
+      },
+    };
   }
 
   async readVectors(space: string, agentId: string, ids: readonly string[]): Promise<StoredVector[]> {
