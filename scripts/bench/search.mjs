@@ -85,13 +85,15 @@ Scales (default ${DEFAULT_SCALES.join(',')}):
                          has them) or "plain" (node bin/memoryd.js); clientBusyPollUs (the
                          timing DaemonClient's busyPollUs, for a client that has one);
                          postgres: true (on --store postgres, in a fresh schema of the
-                         server the PG* variables name, dropped after)
+                         server the PG* variables name, dropped after); embeddings: true
+                         (meaning search on, against the --embeddings server)
   --postgres             also measure this checkout's memoryd on --store postgres
   --embeddings           also measure this checkout's memoryd with meaning search on
                          ("hybrid": --embedder openai against scripts/bench/search/
                          embed-server.mjs, hash vectors of --embed-dims dimensions, in a
                          process of its own); after seeding, the searches wait until
-                         it has embedded every fact; after the restart they do not
+                         it has embedded every fact; after the restart they do not;
+                         with --baseline, also the baseline's ("base-hybrid")
   --embed-dims N         the vectors' dimensions, 8-4096 (default 384)
   --no-fts5, --no-echo   leave the peer or the floor out (their ratios are then -)
   --keep                 keep the data dirs and print where they are
@@ -151,6 +153,8 @@ function parseArgs(argv) {
   if (opts.postgres) opts.memoryd.push({ label: 'postgres', postgres: true });
   // Its embedder's URL is known once that server runs (main).
   if (opts.embeddings) opts.memoryd.push({ label: 'hybrid', embeddings: true, args: [] });
+  // With a baseline, its meaning search too: fused search A/B, one build against the other.
+  if (opts.embeddings && opts.baseline !== undefined) opts.memoryd.push({ label: 'base-hybrid', checkout: opts.baseline, embeddings: true, args: [] });
   const labels = opts.memoryd.map((m) => m.label);
   if (new Set([...labels, 'fts5', 'echo']).size !== labels.length + 2) throw usage(`every memoryd needs a label of its own, not fts5 or echo (got ${labels.join(', ')})`);
   return opts;
@@ -164,7 +168,7 @@ function memorydSpec(text) {
   } catch {
     throw usage(`--memoryd needs a JSON object, got ${JSON.stringify(text)}`);
   }
-  const known = ['label', 'checkout', 'args', 'env', 'nodeOptions', 'launch', 'clientBusyPollUs', 'postgres'];
+  const known = ['label', 'checkout', 'args', 'env', 'nodeOptions', 'launch', 'clientBusyPollUs', 'postgres', 'embeddings'];
   const strings = (v) => Array.isArray(v) && v.every((x) => typeof x === 'string');
   if (typeof spec !== 'object' || spec === null || typeof spec.label !== 'string' || spec.label === '') throw usage('--memoryd needs a "label"');
   const unknown = Object.keys(spec).find((k) => !known.includes(k));

@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { cleanupAll, tempDir, trackCloser, trackPid } from '@memoryd/test-support';
+import { cleanupAll, tempDir, trackCloser, trackPid, withTimeout } from '@memoryd/test-support';
 import { EmbedderError } from '../dist/embed/embedder.js';
 import { ONNXRUNTIME_NODE_VERSION, TOKENIZERS_VERSION, createLocalEmbedder, runtimeInstallHint } from '../dist/embed/local/local-embedder.js';
 import { DEFAULT_LOCAL_MODEL, LOCAL_MODELS, type LocalModelSpec, findLocalModel, invalidModelSpec, modelFileUrl, modelHub } from '../dist/embed/local/local-models.js';
@@ -275,6 +275,29 @@ const close = (a: Float32Array, b: Float32Array): void => {
 };
 
 describe('local embedder', () => {
+  it('a call waiting for the model to be fetched ends when its signal aborts, and close ends the fetch', async () => {
+    let asked!: () => void;
+    const fetching = new Promise<void>((resolve) => (asked = resolve));
+    // The hub answers the model's headers, then nothing more: a fetch that would wait out its stall bound.
+    const stall: Behaviour = (_req, res, body) => {
+      res.writeHead(200, { 'content-length': body.byteLength });
+      res.write(body.subarray(0, 10));
+      asked();
+      return 'handled';
+    };
+    const hub = await startHub(SPEC, FILES, (path) => (path === TINY_PATHS.model ? stall : undefined));
+    const embedder = createLocalEmbedder({ dataDir: tempDir('mel-'), model: SPEC, hub: hub.url, stallTimeoutMs: 600_000 });
+    const controller = new AbortController();
+    const call = embedder.embed(['a text'], 'document', controller.signal);
+    await withTimeout(fetching, 20_000, 'the fetch of the model to begin');
+    controller.abort();
+    await rejectsWith(withTimeout(call, 20_000, 'the aborted call to end'), (err) => {
+      assert.ok(err instanceof EmbedderError, String(err));
+      assert.match(err.message, /aborted/);
+    });
+    await withTimeout(embedder.close(), 20_000, 'close to end the fetch');
+  });
+
   it('runs the model: normalised vectors of the model’s width, texts sharing words closer', async () => {
     const hub = await startHub(SPEC, FILES);
     const dataDir = tempDir('mel-');

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { VectorIndex } from '@memoryd/daemon';
 import { prng } from '@memoryd/test-support';
+import { cosine } from './helpers/cosine.js';
 
 interface KernelBuild {
   compileKernel(): Promise<Buffer>;
@@ -21,17 +22,6 @@ function randomVector(rand: () => number, dims: number): Float32Array {
   return Float32Array.from({ length: dims }, () => rand() * 2 - 1);
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return dot / Math.sqrt(na * nb);
-}
 
 describe('the vector kernel', () => {
   it('is the compiled vector-kernel.wat (run scripts/build-vector-kernel.mjs after editing it)', async () => {

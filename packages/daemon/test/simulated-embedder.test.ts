@@ -6,19 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Embedder } from '@memoryd/daemon';
 import { gaussianVector, type SimulatedSet, simulatedEmbedder } from '@memoryd/test-support';
+import { cosine } from './helpers/cosine.js';
 
-/** Cosine of two vectors of any length. */
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let ab = 0;
-  let aa = 0;
-  let bb = 0;
-  for (let i = 0; i < a.length; i++) {
-    ab += a[i]! * b[i]!;
-    aa += a[i]! * a[i]!;
-    bb += b[i]! * b[i]!;
-  }
-  return ab / Math.sqrt(aa * bb);
-}
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 const deviation = (xs: readonly number[]) => Math.sqrt(mean(xs.map((x) => (x - mean(xs)) ** 2)));

@@ -2,7 +2,8 @@
 // OpenAI-compatible and Ollama-compatible server on 127.0.0.1 whose
 // vectors are pseudo-random unit vectors of a hash of each text
 // (@memoryd/test-support's hashVector), of the dimensions asked (384 by
-// default, a MiniLM- or bge-small-sized model). They carry no meaning: the
+// default, a MiniLM- or bge-small-sized model), as numbers or, when asked
+// (`encoding_format: "base64"`, as OpenAI's API takes), as base64. They carry no meaning: the
 // benches measure what meaning search costs, not what it finds
 // (bench:quality does that). Run as a child of its own so its work is not
 // the timing client's; prints its URL on stderr (the benches' children
@@ -41,8 +42,11 @@ function serve(dims) {
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       let input;
+      let base64 = false;
       try {
-        input = [].concat(JSON.parse(body).input);
+        const request = JSON.parse(body);
+        input = [].concat(request.input);
+        base64 = request.encoding_format === 'base64';
       } catch {
         res.writeHead(400).end('{"error":"bad request"}');
         return;
@@ -50,7 +54,11 @@ function serve(dims) {
       const vectors = input.map((t) => hashVector(String(t), dims).map((x) => Math.round(x * 1e6) / 1e6));
       res.setHeader('content-type', 'application/json');
       if (req.url === '/api/embed') res.end(JSON.stringify({ embeddings: vectors }));
-      else res.end(JSON.stringify({ object: 'list', data: vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })) }));
+      else {
+        // As OpenAI's API does: little-endian float32s in base64 when asked, numbers otherwise.
+        const encode = (v) => (base64 ? Buffer.from(Float32Array.from(v).buffer).toString('base64') : v);
+        res.end(JSON.stringify({ object: 'list', data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: encode(v) })) }));
+      }
     });
   });
   server.listen(0, '127.0.0.1', () => {

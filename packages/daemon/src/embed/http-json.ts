@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { endianness } from 'node:os';
+import { CallSignal } from './call-signal.js';
 import { EmbedderError } from './embedder.js';
 
 /** A POST of JSON to a provider, answered with JSON. */
@@ -75,18 +76,19 @@ function exchange(url: URL, body: string, headers: Record<string, string>, signa
  * are the caller's (the queue backs off; a search does not wait).
  */
 export async function postJson(request: JsonRequest): Promise<unknown> {
-  const timeout = AbortSignal.timeout(request.timeoutMs);
-  const signal = request.signal === undefined ? timeout : AbortSignal.any([timeout, request.signal]);
+  const call = new CallSignal(request.signal, request.timeoutMs);
   const url = new URL(request.url);
   const where = url.origin;
   let answer: { status: number; statusText: string; text: string };
   try {
-    answer = await exchange(url, JSON.stringify(request.body), request.headers ?? {}, signal);
+    answer = await exchange(url, JSON.stringify(request.body), request.headers ?? {}, call.signal);
   } catch (err) {
-    if (timeout.aborted) throw new EmbedderError(`${where} did not answer within ${request.timeoutMs} ms`, { retryable: true, cause: err });
+    if (call.timedOut) throw new EmbedderError(`${where} did not answer within ${request.timeoutMs} ms`, { retryable: true, cause: err });
     if (request.signal?.aborted) throw new EmbedderError('cancelled', { retryable: true, cause: err });
     const code = (err as NodeJS.ErrnoException).code;
     throw new EmbedderError(`cannot reach ${where}: ${code ?? (err as Error).message}`, { retryable: true, cause: err });
+  } finally {
+    call.dispose();
   }
   const { status, statusText, text } = answer;
   if (status < 200 || status > 299) {

@@ -1,4 +1,5 @@
 import { firstLine } from '../errors.js';
+import { CallSignal } from './call-signal.js';
 import type { EmbedHealth } from './embed-health.js';
 import { type Embedder, EmbedderError } from './embedder.js';
 
@@ -38,9 +39,9 @@ export class QueryVectors {
       return cached;
     }
     if (Date.now() < this.#pausedUntil || this.#health.stopped || this.#stop.aborted) return undefined;
-    const bound = AbortSignal.timeout(QUERY_TIMEOUT_MS);
+    const call = new CallSignal(this.#stop, QUERY_TIMEOUT_MS);
     try {
-      const [vector] = await this.#embedder.embed([query], 'query', AbortSignal.any([bound, this.#stop]));
+      const [vector] = await this.#embedder.embed([query], 'query', call.signal);
       if (vector === undefined || vector.length !== dimensions) {
         throw new EmbedderError(`the embedder answered a query vector of ${vector?.length ?? 0} dimensions, the stored vectors have ${dimensions}`, { retryable: false });
       }
@@ -52,9 +53,11 @@ export class QueryVectors {
     } catch (err) {
       if (this.#stop.aborted) return undefined;
       // Whatever a provider says of its cancelled call, the bound is what ran out.
-      this.#health.failed(`search: ${bound.aborted ? `the embedder did not embed a query within ${QUERY_TIMEOUT_MS} ms` : firstLine(err)}`);
+      this.#health.failed(`search: ${call.timedOut ? `the embedder did not embed a query within ${QUERY_TIMEOUT_MS} ms` : firstLine(err)}`);
       this.#pausedUntil = Date.now() + QUERY_PAUSE_MS;
       return undefined;
+    } finally {
+      call.dispose();
     }
   }
 

@@ -116,6 +116,8 @@ export class LocalEmbedder implements Embedder {
   readonly #options: LocalEmbedderOptions;
   #ready: Promise<Runtime> | undefined;
   #closed = false;
+  /** Ends a fetch of the model in flight when the embedder closes (the daemon stops). */
+  readonly #closing = new AbortController();
 
   constructor(spec: LocalModelSpec, options: LocalEmbedderOptions) {
     this.spec = spec;
@@ -134,7 +136,8 @@ export class LocalEmbedder implements Embedder {
 
   async embed(texts: readonly string[], purpose: EmbedPurpose, signal?: AbortSignal): Promise<Float32Array[]> {
     if (texts.length === 0) return [];
-    const runtime = await this.#runtime();
+    // The first call may wait for the model's fetch: the caller's signal ends the wait.
+    const runtime = await untilAborted(this.#runtime(), signal);
     const prefix = purpose === 'query' ? this.spec.queryPrefix : this.spec.documentPrefix;
     const vectors: Float32Array[] = [];
     for (let start = 0; start < texts.length; start += this.maxBatch) {
@@ -148,6 +151,7 @@ export class LocalEmbedder implements Embedder {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#closing.abort(new Error('the local embedder is closing'));
     const ready = this.#ready;
     this.#ready = undefined;
     const runtime = await ready?.catch(() => undefined);
@@ -181,6 +185,7 @@ export class LocalEmbedder implements Embedder {
         ...(options.stallTimeoutMs === undefined ? {} : { stallTimeoutMs: options.stallTimeoutMs }),
         ...(options.retries === undefined ? {} : { retries: options.retries }),
         ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+        signal: this.#closing.signal,
       }));
     } catch (err) {
       if (err instanceof ModelCacheError) throw new EmbedderError(`local embedder: ${err.message}`, { retryable: err.retryable, cause: err });
@@ -427,6 +432,17 @@ export function runtimeInstallHint(moduleUrl: string): string {
   const checkout = posix.lastIndexOf('/packages/daemon/');
   if (checkout >= 0) return `the checkout's devDependencies carry them: run npm install in ${posix.slice(0, checkout) || '/'}`;
   return `install them where Node resolves packages for memoryd, e.g. ${npm} --global ${packages}`;
+}
+
+/** `work`'s result, or an aborted EmbedderError as soon as `signal` aborts (the work itself goes on). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  throwIfAborted(signal);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new EmbedderError('local embedder: aborted', { retryable: true, cause: signal.reason }));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
