@@ -22,7 +22,8 @@ import { BAR_BELOW_BEST, BAR_BELOW_LEXICAL_AT_NOISE, SWEEP_SCALES, SWEEP_STRENGT
  * MEMORYD_DATA_DIR or the default data dir).
  */
 async function realEmbedder(kind) {
-  const { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, createLogger, defaultDataDir, openEmbedder } = await import('@memoryd/daemon');
+  const { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, createLogger, openEmbedder } = await import('@memoryd/daemon');
+  const { defaultDataDir } = await import('@memoryd/protocol');
   const env = process.env;
   const config = { kind, url: env.MEMORYD_EMBED_URL || DEFAULT_EMBED_URL, model: env.MEMORYD_EMBED_MODEL || DEFAULT_EMBED_MODELS[kind], keyFile: env.MEMORYD_EMBED_KEY_FILE || undefined };
   const dataDir = env.MEMORYD_DATA_DIR || defaultDataDir(env, os.platform(), os.homedir());

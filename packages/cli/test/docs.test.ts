@@ -81,7 +81,6 @@ describe('the flag tables and the command list, against --help', () => {
     assert.deepEqual(memoryd.flags.find((f) => f.flag === '--socket'), { flag: '--socket', metavar: 'PATH', env: 'MEMORYD_SOCKET' });
     assert.deepEqual(memoryd.flags.find((f) => f.flag === '--no-sync'), { flag: '--no-sync', env: 'MEMORYD_NO_SYNC' });
     assert.ok(memoryd.flags.some((f) => f.flag === '--version'));
-    assert.ok(memoryd.deprecated.length > 0);
     assert.ok(helps.get('memoryd-mcp')!.envOnly.includes('MEMORYD_BIN'));
     assert.ok(helps.get('memoryctl')!.commands.includes('status'));
   });
@@ -105,10 +104,6 @@ describe('the flag tables and the command list, against --help', () => {
     }
   });
 
-  it('the deprecated flags are named where every flag is listed', () => {
-    const deprecated = helps.get('memoryd')!.deprecated.map((f) => f.flag);
-    for (const { doc } of EXHAUSTIVE) for (const flag of deprecated) assert.ok(read(doc).includes(`\`${flag}\``), `${doc} does not name ${flag}`);
-  });
 
   it("the README's memoryctl section shows every command of memoryctl --help, and no other", () => {
     const help = helps.get('memoryctl')!;

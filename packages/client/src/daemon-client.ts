@@ -20,14 +20,6 @@ export type DaemonHelloResult = ResultOf<typeof DaemonHello>;
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 /** Default bound of the wait for an autostarted daemon (docs/architecture.md "Connecting and autostart": 5 s). */
 export const DEFAULT_START_TIMEOUT_MS = 5_000;
-/**
- * What {@link DaemonClientOptions.busyPollUs} defaulted to while the client
- * polled for answers. Nothing polls now (ADR 0029).
- * @deprecated the client never polls; this does nothing and goes in the next major release.
- */
-export const DEFAULT_BUSY_POLL_US = 500;
-/** Largest {@link DaemonClientOptions.busyPollUs}: one second. */
-export const MAX_BUSY_POLL_US = 1_000_000;
 
 /** Options of {@link DaemonClient}; every one may be left out. */
 export interface DaemonClientOptions {
@@ -54,13 +46,6 @@ export interface DaemonClientOptions {
   requestTimeoutMs?: number;
   /** Bound of the wait for an autostarted daemon in milliseconds (default 5000). */
   startTimeoutMs?: number;
-  /**
-   * Once how long to poll for an answer, in microseconds (0 to 1000000);
-   * still checked, but the client now sleeps until its answer comes
-   * (ADR 0029).
-   * @deprecated does nothing; goes in the next major release.
-   */
-  busyPollUs?: number;
   /** Sent as `client` in `daemon.hello` (the daemon logs it). */
   clientName?: string;
   /** Sent as `clientVersion` in `daemon.hello`. */
@@ -105,10 +90,6 @@ export class DaemonClient {
     this.target = resolveSocketTarget(options.socket, this.env, currentUid());
     this.socketPath = this.target.path;
     this.requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const busyPollUs = options.busyPollUs ?? 0;
-    if (!Number.isInteger(busyPollUs) || busyPollUs < 0 || busyPollUs > MAX_BUSY_POLL_US) {
-      throw new RangeError(`busyPollUs must be a whole number of microseconds from 0 to ${MAX_BUSY_POLL_US}, got ${String(options.busyPollUs)}`);
-    }
   }
 
   /** The daemon's `daemon.hello` answer from the last successful connect, kept after a disconnect. */

@@ -3,7 +3,6 @@
 
 export {
   type CallOptions,
-  DEFAULT_BUSY_POLL_US,
   DaemonClient,
   type DaemonClientOptions,
   type DaemonHelloResult,
@@ -29,4 +28,4 @@ export {
   usageText,
 } from './connection-args.js';
 export { autostartLogPath } from './autostart-log.js';
-export { MEMORYD_GLIBC_TUNABLES, MEMORYD_NODE_OPTIONS, locateMemoryd, memorydEnv, type MemorydCommand } from './locate-memoryd.js';
+export { locateMemoryd, type MemorydCommand } from './locate-memoryd.js';

@@ -8,30 +8,6 @@ export interface MemorydCommand {
   args: string[];
 }
 
-/**
- * Node options the launchers once put before the daemon's JS entry
- * (`--v8-pool-size=1`, tuned to one 2-core VM). The daemon now starts as
- * plain `node …/memoryd.js` from every launcher (ADR 0029).
- * @deprecated empty; goes in the next major release.
- */
-export const MEMORYD_NODE_OPTIONS: readonly string[] = [];
-
-/**
- * The glibc tunable the launchers once set for the daemon (huge pages for
- * its malloc). No launcher sets it now (ADR 0029).
- * @deprecated set by nothing; goes in the next major release.
- */
-export const MEMORYD_GLIBC_TUNABLES = 'glibc.malloc.hugetlb=1';
-
-/**
- * The environment launchers once ran memoryd in, with
- * {@link MEMORYD_GLIBC_TUNABLES} added. Now a copy of `env`, unchanged.
- * @deprecated returns a copy of `env`; goes in the next major release.
- */
-export function memorydEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...env };
-}
-
 /** This module's own file (or the bundle it is in): where the search for memoryd starts. */
 const HERE = fileURLToPath(import.meta.url);
 

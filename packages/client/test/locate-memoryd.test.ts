@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { MEMORYD_GLIBC_TUNABLES, MEMORYD_NODE_OPTIONS, locateMemoryd, memorydEnv } from '@memoryd/client';
+import { locateMemoryd } from '@memoryd/client';
 import { cleanupAll, tempDir } from '@memoryd/test-support';
 
 after(cleanupAll);
@@ -42,12 +42,4 @@ describe('locating memoryd', () => {
     assert.deepEqual(locateMemoryd(undefined, {}, from), { command: process.execPath, args: [target] });
   });
 
-  it('runs memoryd as plain node, with no runtime flags or tunables (ADR 0029); the deprecated exports say so', () => {
-    assert.deepEqual(MEMORYD_NODE_OPTIONS, []);
-    const env = { A: '1', GLIBC_TUNABLES: 'glibc.malloc.arena_max=2' };
-    const copy = memorydEnv(env);
-    assert.deepEqual(copy, env);
-    assert.notEqual(copy, env);
-    assert.equal(typeof MEMORYD_GLIBC_TUNABLES, 'string');
-  });
 });

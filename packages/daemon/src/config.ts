@@ -1,9 +1,6 @@
 import { homedir, platform as osPlatform } from 'node:os';
 import { parseArgs } from 'node:util';
 import { defaultDataDir, defaultSocketPath, Limits } from '@memoryd/protocol';
-
-// Re-exported: it was this package's API before it moved to protocol.
-export { defaultDataDir };
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import { type LogLevel, LogLevels } from './logger.js';
 import { type EmbedderKind, EmbedderKinds } from './embed/embedder.js';
@@ -35,8 +32,6 @@ export interface DaemonConfig {
   pgTimeouts: PgTimeouts;
   /** Meaning search's embedder (docs/embeddings.md); kind `none` when off. */
   embed: EmbedConfig;
-  /** Deprecated flags or variables given (they do nothing; ADR 0029): the daemon warns of each at start. */
-  deprecated: string[];
 }
 
 /** The embedder the flags choose (--embedder, --embed-url, --embed-model, --embed-key-file). */
@@ -66,16 +61,6 @@ export type StoreKind = (typeof StoreKinds)[number];
 export const DEFAULT_INDEX_MEMORY_MIB = DEFAULT_INDEX_MEMORY_BYTES / (1024 * 1024);
 /** A TiB: past the memory of any machine this runs on. */
 const MAX_INDEX_MEMORY_MIB = 1024 * 1024;
-
-/**
- * Flags (and their variables) that did something once and now do nothing:
- * accepted, checked as before, and warned of, until the next major
- * release removes them (docs/api-stability.md, "Deprecation"; ADR 0029).
- */
-const DEPRECATED = [
-  { flag: '--busy-poll-us', env: 'MEMORYD_BUSY_POLL_US', max: 1_000_000 },
-  { flag: '--warm-up-ms', env: 'MEMORYD_WARM_UP_MS', max: 60_000 },
-] as const;
 
 /** What `main` should do. */
 export type Invocation =
@@ -152,10 +137,6 @@ Options (each also settable by the environment variable shown):
   -h, --help              print this help and exit
   -V, --version           print the version and exit
 
-Deprecated, accepted and doing nothing (removed in the next major release):
-  --busy-poll-us US       [MEMORYD_BUSY_POLL_US]
-  --warm-up-ms MS         [MEMORYD_WARM_UP_MS]
-
 The daemon runs with umask 077: the data dir and store are private to you
 (an existing one that others can read is tightened at start, with a warning).
 
@@ -217,8 +198,6 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'log-level': { type: 'string' },
         'max-connections': { type: 'string' },
         'export-cursor-ttl': { type: 'string' },
-        'busy-poll-us': { type: 'string' },
-        'warm-up-ms': { type: 'string' },
         'index-memory': { type: 'string' },
         store: { type: 'string' },
         'pg-url-file': { type: 'string' },
@@ -283,7 +262,6 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
   const indexMemoryText = v['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
   if (store === 'postgres') refuseLevelOnly(v, env);
-  const deprecated = deprecatedGiven(v, env);
   const embed = embedConfig(v, env);
 
   return {
@@ -301,7 +279,6 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
       pgUrlFile,
       pgTimeouts,
       embed,
-      deprecated,
     },
   };
 }
@@ -337,19 +314,6 @@ function embedConfig(
   if (keyFile !== undefined && kind !== 'openai') throw usage(`--embed-key-file is for --embedder openai (${kind} takes no key)`);
   const k = kind as Exclude<EmbedderKind, 'none'>;
   return { kind: k, url: url ?? DEFAULT_EMBED_URL, model: model?.trim() ?? DEFAULT_EMBED_MODELS[k], keyFile };
-}
-
-/** The deprecated flags and variables given, each checked as it was (a flag named over its variable). */
-function deprecatedGiven(v: { 'busy-poll-us'?: string; 'warm-up-ms'?: string }, env: NodeJS.ProcessEnv): string[] {
-  const given: string[] = [];
-  for (const d of DEPRECATED) {
-    const flag = v[d.flag.slice(2) as 'busy-poll-us' | 'warm-up-ms'];
-    const text = flag ?? env[d.env];
-    if (text === undefined) continue;
-    boundedInt(d.flag, text, 0, d.max);
-    given.push(flag === undefined ? d.env : d.flag);
-  }
-  return given;
 }
 
 /**

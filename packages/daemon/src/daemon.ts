@@ -115,9 +115,6 @@ export async function startDaemon(config: DaemonConfig, log: Logger): Promise<Ru
     });
   }
 
-  for (const name of config.deprecated) {
-    log.warn(`${name} is deprecated and does nothing; it will be removed in the next major release`, { deprecated: name });
-  }
   embeddings?.start();
   log.info('listening', {
     version: DAEMON_VERSION,

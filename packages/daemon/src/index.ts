@@ -1,7 +1,7 @@
 // The public surface of @memoryd/daemon: embedding the daemon (tests,
 // benchmarks) and its local errors. Adding a symbol here makes it public.
 
-export { type DaemonConfig, defaultDataDir, parseInvocation } from './config.js';
+export { type DaemonConfig, parseInvocation } from './config.js';
 export { startDaemon, type RunningDaemon } from './daemon.js';
 export { DaemonError, DaemonErrorCodes, type DaemonErrorCode } from './errors.js';
 export { createLogger, silentLogger, type Logger, type LogLevel } from './logger.js';

@@ -13,8 +13,8 @@ import { PACKAGE_VERSION } from './helpers/shapes.js';
 
 after(cleanupAll);
 
-const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--busy-poll-us', '--index-memory', '--warm-up-ms', '--store', '--pg-url-file', '--verify', '--repair', '--help', '--version'];
-const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_BUSY_POLL_US', 'MEMORYD_INDEX_MEMORY_MIB', 'MEMORYD_WARM_UP_MS', 'MEMORYD_STORE', 'MEMORYD_PG_URL_FILE'];
+const FLAGS = ['--socket', '--data-dir', '--no-sync', '--log-level', '--max-connections', '--export-cursor-ttl', '--index-memory', '--store', '--pg-url-file', '--verify', '--repair', '--help', '--version'];
+const ENV = ['MEMORYD_SOCKET', 'MEMORYD_DATA_DIR', 'MEMORYD_INDEX_MEMORY_MIB', 'MEMORYD_STORE', 'MEMORYD_PG_URL_FILE'];
 
 describe('memoryd --help', () => {
   it('exits 0 and mentions every flag and the socket and data-dir variables', async () => {
@@ -85,32 +85,12 @@ describe('--index-memory', () => {
   it('is read from MEMORYD_INDEX_MEMORY_MIB when the flag is absent', () => assertUsageError({ env: { MEMORYD_INDEX_MEMORY_MIB: 'half' } }, /--index-memory must be a whole number, got "half"/));
 });
 
-describe('the deprecated --warm-up-ms and --busy-poll-us', () => {
-  it('start the daemon, which warns of each once and serves as without them', async () => {
-    const d = await startDaemon({ args: ['--warm-up-ms', '1500', '--busy-poll-us', '200'], env: { MEMORYD_WARM_UP_MS: '10' } });
-    const c = await connect(d.socket);
-    await c.ok(MemoryAdd, { agentId: 'deprecated', content: 'still served' });
-    c.socket.destroy();
-    await d.stop();
-    const warned = d.stderr().split('\n').filter((l) => l.includes('is deprecated and does nothing'));
-    assert.equal(warned.length, 2, d.stderr());
-    assert.ok(warned.some((l) => l.includes('--warm-up-ms')) && warned.some((l) => l.includes('--busy-poll-us')), d.stderr());
-  });
-
-  it('from their variables too, named as the variables', async () => {
-    const d = await startDaemon({ env: { MEMORYD_BUSY_POLL_US: '0' } });
-    await d.stop();
-    assert.match(d.stderr(), /MEMORYD_BUSY_POLL_US is deprecated and does nothing/);
-  });
-
-  const bad: Array<[string, string[], RegExp]> = [
-    ['not a number', ['--warm-up-ms', 'some'], /--warm-up-ms must be a whole number/],
-    ['negative', ['--warm-up-ms=-1'], /--warm-up-ms must be a whole number/],
-    ['past a minute', ['--warm-up-ms', '60001'], /--warm-up-ms must be at most 60000/],
-  ];
-  itRefusesAsUsage(bad);
-
-  it('is read from MEMORYD_WARM_UP_MS when the flag is absent', () => assertUsageError({ env: { MEMORYD_WARM_UP_MS: 'lots' } }, /--warm-up-ms must be a whole number, got "lots"/));
+describe('flags removed before the first release', () => {
+  // Nothing was released with them (docs/api-stability.md): a removed flag is an unknown one.
+  itRefusesAsUsage([
+    ['--busy-poll-us', ['--busy-poll-us', '200'], /--busy-poll-us/],
+    ['--warm-up-ms', ['--warm-up-ms', '1500'], /--warm-up-ms/],
+  ]);
 });
 
 describe('--store and --pg-url-file', () => {

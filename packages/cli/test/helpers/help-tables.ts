@@ -23,10 +23,9 @@ export interface HelpFlag {
   env?: string;
 }
 
-/** What a --help lists: options, deprecated options, variables without a flag, commands. */
+/** What a --help lists: options, variables without a flag, commands. */
 export interface Help {
   flags: HelpFlag[];
-  deprecated: HelpFlag[];
   envOnly: string[];
   commands: string[];
 }
@@ -35,25 +34,25 @@ const HELP_OPTION = /^ {2}(?:-[A-Za-z], )?(--[a-z0-9][a-z0-9-]*)(?: ([A-Z][A-Z_]
 
 /**
  * Reads a --help of ours: sections start at an unindented line ending in
- * `:`, "Options…", "Deprecated…", "Environment only:", "Commands:"; an
+ * `:`, "Options…", "Environment only:", "Commands:"; an
  * option's variable is the `[MEMORYD_…]` on its lines.
  */
 export function parseHelp(text: string): Help {
-  const help: Help = { flags: [], deprecated: [], envOnly: [], commands: [] };
+  const help: Help = { flags: [], envOnly: [], commands: [] };
   let section = '';
   let current: HelpFlag | undefined;
   for (const line of text.split('\n')) {
     if (/^\S.*:$/.test(line)) {
-      section = line.startsWith('Options') ? 'options' : line.startsWith('Deprecated') ? 'deprecated' : line.startsWith('Environment only') ? 'env' : line.startsWith('Commands') ? 'commands' : '';
+      section = line.startsWith('Options') ? 'options' : line.startsWith('Environment only') ? 'env' : line.startsWith('Commands') ? 'commands' : '';
       current = undefined;
       continue;
     }
-    if (section === 'options' || section === 'deprecated') {
+    if (section === 'options') {
       const m = HELP_OPTION.exec(line);
       if (m) {
         current = { flag: m[1]! };
         if (m[2] !== undefined) current.metavar = m[2];
-        (section === 'options' ? help.flags : help.deprecated).push(current);
+        help.flags.push(current);
       }
       const env = /\[(MEMORYD_[A-Z0-9_]+)(?:=[^\]]*)?\]/.exec(line)?.[1];
       if (env !== undefined && current !== undefined) current.env = env;
@@ -128,8 +127,7 @@ export function checkFlagTable(table: FlagTable, help: Help): string[] {
     listed.add(row.flag);
     const h = byFlag.get(row.flag);
     if (h === undefined) {
-      const old = help.deprecated.some((d) => d.flag === row.flag);
-      problems.push(`${at(row.line)}: ${row.flag} is ${old ? 'deprecated' : 'not an option'} in ${table.bin} --help`);
+      problems.push(`${at(row.line)}: ${row.flag} is not an option in ${table.bin} --help`);
       continue;
     }
     if (h.metavar !== row.metavar) problems.push(`${at(row.line)}: ${row.flag} takes ${h.metavar ?? 'no value'} in ${table.bin} --help, ${row.metavar ?? 'no value'} here`);
