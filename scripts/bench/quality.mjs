@@ -34,7 +34,7 @@ async function realEmbedder(kind) {
  * An embedder in this process whose vectors carry meaning, so the fusion
  * is measured without a model server: `glove`, GloVe word vectors averaged
  * (what the tests serve over HTTP), or `concepts`, GloVe weighted and
- * cleaned beside WordNet concepts (@memoryd/test-support's
+ * cleaned beside WordNet concepts (relevance/concept-embedder.mjs's
  * conceptGloveVector, the stronger of the two); or a real one, by
  * {@link realEmbedder}.
  * @param {string} kind
@@ -43,8 +43,9 @@ async function fakeEmbedder(kind) {
   if (kind === 'ollama' || kind === 'openai' || kind === 'local') return realEmbedder(kind);
   const support = await import('@memoryd/test-support');
   await support.loadGlove();
-  if (kind === 'concepts') await support.loadConcepts();
-  const vector = kind === 'concepts' ? (t) => support.conceptGloveVector(t, 384) : (t) => support.meaningVector(t);
+  const concepts = kind === 'concepts' ? await import('./relevance/concept-embedder.mjs') : undefined;
+  await concepts?.loadConcepts();
+  const vector = concepts !== undefined ? (t) => concepts.conceptGloveVector(t, 384) : (t) => support.meaningVector(t);
   return {
     kind: 'ollama', model: kind, space: `ollama:${kind}`, maxBatch: 64,
     embed: async (texts) => texts.map((t) => Float32Array.from(vector(t))),

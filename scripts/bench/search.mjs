@@ -15,6 +15,7 @@ import { assertDaemonBuilt, cleanupSync, makeTempDir, stopChild } from './childr
 import { SCALES } from './search/dataset.mjs';
 import { formatReport } from './search/report.mjs';
 import { runScale } from './search/run-scale.mjs';
+import { ensureBenchDeps } from './bench-deps.mjs';
 import { startEmbedServer } from './search/embed-server.mjs';
 import { makeServers, startSearchTimer } from './search/subjects.mjs';
 
@@ -220,6 +221,8 @@ async function main() {
     return 0;
   }
   assertDaemonBuilt();
+  // The FTS5 peer runs on better-sqlite3, one of the benches' own packages.
+  if (opts.fts5) await ensureBenchDeps();
   if (opts.postgres || opts.memoryd.some((m) => m.postgres)) {
     if (process.env.PGHOST === undefined && process.env.PGDATABASE === undefined) {
       throw usage('a memoryd on PostgreSQL needs a server: set the PG* variables (PGHOST, PGDATABASE, ...), e.g. from scripts/ci/pg-throwaway.sh start DIR');

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBenchDeps } from './bench-deps.mjs';
 import { cleanupSync, makeTempDir } from './children.mjs';
 import { killAllSync, timeBareNode, timeMcpServer } from './shim-spawn.mjs';
 import { percentile, formatTable } from './stats.mjs';
@@ -18,7 +19,8 @@ import { percentile, formatTable } from './stats.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
 const SHIM_BIN = path.join(repo, 'packages/mcp/bin/memoryd-mcp.js');
-const SERVER_MEMORY_BIN = path.join(repo, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+/** The reference MCP memory server, one of the benches' own packages (bench-deps.mjs). */
+const SERVER_MEMORY_BIN = path.join(repo, 'scripts/bench/node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 
 /** The tools docs/api-stability.md "MCP tools" promises of the shim. */
 const SHIM_TOOLS = ['memory_search', 'memory_add', 'checkpoint_save', 'checkpoint_resume', 'memory_reflect'];
@@ -37,7 +39,7 @@ StdioClientTransport. Subjects, interleaved round-robin in one run:
 
   shim           node packages/mcp/bin/memoryd-mcp.js --socket <tmp>/x.sock --no-autostart
                  (no daemon runs: tools/list must not need one)
-  server-memory  node node_modules/@modelcontextprotocol/server-memory/dist/index.js
+  server-memory  node scripts/bench/node_modules/@modelcontextprotocol/server-memory/dist/index.js (installed on first run)
                  (MEMORY_FILE_PATH in a temp dir)
   node           node -e 0, timed from spawn to exit (the floor)
 
@@ -216,6 +218,7 @@ async function main() {
     process.stdout.write(HELP + '\n');
     return 0;
   }
+  await ensureBenchDeps();
   // Fail before measuring anything when a subject is not there.
   if (opts.subjects.includes('shim') && !fs.existsSync(SHIM_BIN)) {
     throw new Error(`${SHIM_BIN} is missing: build first (npm run build), or pass --subjects server-memory,node`);

@@ -24,14 +24,28 @@ export {
   type FakeEmbedderEncodings,
   type FakeEmbedderMode,
   type FakeEmbedderOptions,
-  GLOVE_DIMENSIONS,
-  hashVector,
-  loadGlove,
-  meaningVector,
-  meaningWords,
   startFakeEmbedder,
 } from './fake-embedder.js';
-export { conceptGloveVector, conceptVector, loadConcepts } from './concept-embedder.js';
+export { GLOVE_DIMENSIONS, hashVector, loadGlove, meaningVector, meaningWords } from './meaning-vectors.js';
+// The relevance sets and their one scorer, shared by the quality floors and bench:quality.
+export {
+  loadRelevanceSet,
+  type QueryOutcome,
+  RECALL_AT,
+  RELEVANCE_SETS,
+  type RankingScore,
+  type RelevanceFact,
+  type RelevanceQuery,
+  type RelevanceResult,
+  type RelevanceSet,
+  type RelevanceSummary,
+  SEARCH_LIMIT,
+  type SearchUnderTest,
+  scoreAnswers,
+  scoreRanking,
+  scoreSearch,
+  summarize,
+} from './relevance.js';
 // An in-process embedder of simulated strength over a relevance set, weak to
 // strong, spread or narrow cosines: the sweep's stand-in for the sentence
 // models no test can run (`npm run bench:quality -- --sweep`).

@@ -1,4 +1,4 @@
-// Checks the paraphrase relevance set (paraphrase.json next to this file):
+// Checks the paraphrase relevance set (@memoryd/test-support's fixtures/relevance/paraphrase.json):
 // no query may share a term with any fact it judges relevant, after
 // memoryd's own analysis (the daemon's analyzeQuery for the query, its
 // docTerms for the fact's content and tags: stemming, stop words,
@@ -19,7 +19,8 @@
 // Needs built daemon and test-support packages (npm run build).
 
 import { analyzeQuery, docTerms } from '@memoryd/daemon/search';
-import { conceptGloveVector, conceptVector, loadConcepts, meaningVector } from '@memoryd/test-support';
+import { loadGlove, meaningVector } from '@memoryd/test-support';
+import { conceptGloveVector, conceptVector, loadConcepts } from './concept-embedder.mjs';
 import { CONVERSATIONS_SET_PATH, DEFAULT_SET_PATH, PARAPHRASE_SET_PATH, RECALL_AT, SEARCH_LIMIT, loadSet, scoreRanking } from './evaluate.mjs';
 
 /** The fake embedders compared, by name: text → unit vector. */
@@ -113,7 +114,7 @@ async function main() {
   console.log(`${set.facts.length} facts (${[...perAgent].map(([a, n]) => `${a} ${n}`).join(', ')}), ${set.queries.length} queries`);
 
   const started = performance.now();
-  await loadConcepts(); // GloVe too
+  await Promise.all([loadConcepts(), loadGlove()]);
   console.log(`fake embedders loaded in ${Math.round(performance.now() - started)} ms; vector-only ranking of each agent's facts:`);
   const scored = scoreAll(set);
   for (const [name, rows] of Object.entries(scored)) console.log(`  ${name.padEnd(8)} ${summary(rows)}`);

@@ -1,81 +1,26 @@
-// Scores memoryd's search on the relevance set (set.json next to this
-// file): every fact goes into a fresh store, every query runs through
-// store.searchFacts, and each answer is judged against the facts a reader
-// marked relevant. Used by `npm run bench:quality` (scripts/bench/quality.mjs)
-// and by the floor test (packages/daemon/test/search-quality.test.ts), so
-// both measure exactly the same thing. With an embedder, the search is the
-// daemon's fused one; evaluateVectorOnly scores the vector ranking alone.
+// Scores memoryd's search on a relevance set (@memoryd/test-support's
+// fixtures: set.json, paraphrase.json, conversations.json): every fact
+// goes into a fresh store, every query runs through the store's search,
+// and each answer is judged by test-support's scorer, the one the quality
+// floors of the tests use. Used by `npm run bench:quality`. With an
+// embedder, the search is the daemon's fused one; evaluateVectorOnly
+// scores the vector ranking alone.
 
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadRelevanceSet, RECALL_AT, RELEVANCE_SETS, SEARCH_LIMIT, scoreAnswers, scoreRanking, scoreSearch } from '@memoryd/test-support';
+import { ensureBenchDeps } from '../bench-deps.mjs';
 import { freshSchema } from '../pg-schema.mjs';
 
-/** The relevance set shipped with the repo. */
-export const DEFAULT_SET_PATH = fileURLToPath(new URL('./set.json', import.meta.url));
-/** The paraphrase set: every query shares no content word with its facts (check-paraphrase.mjs). */
-export const PARAPHRASE_SET_PATH = fileURLToPath(new URL('./paraphrase.json', import.meta.url));
-/** The conversational relevance set (make-conversations.mjs). */
-export const CONVERSATIONS_SET_PATH = fileURLToPath(new URL('./conversations.json', import.meta.url));
+/** The relevance sets (@memoryd/test-support's fixtures). */
+export const DEFAULT_SET_PATH = RELEVANCE_SETS.set;
+export const PARAPHRASE_SET_PATH = RELEVANCE_SETS.paraphrase;
+export const CONVERSATIONS_SET_PATH = RELEVANCE_SETS.conversations;
+export { RECALL_AT, SEARCH_LIMIT, scoreRanking };
 
-/** Cut-off of recall: an agent reads the first few results, not the tenth. */
-export const RECALL_AT = 5;
-/** How deep a query's results are fetched; MRR counts a first hit up to here. */
-export const SEARCH_LIMIT = 10;
-
-/**
- * Loads and checks a relevance set, so a typo in set.json (an unknown
- * fact key, a judged fact of another agent) fails loudly instead of
- * silently lowering the score.
- * @param {string} setPath
- */
-export async function loadSet(setPath = DEFAULT_SET_PATH) {
-  const set = JSON.parse(await readFile(setPath, 'utf8'));
-  if (!Array.isArray(set.facts) || !Array.isArray(set.queries)) throw new Error(`${setPath}: needs facts and queries arrays`);
-  const facts = new Map();
-  for (const f of set.facts) {
-    if (typeof f.key !== 'string' || typeof f.agentId !== 'string' || typeof f.content !== 'string') {
-      throw new Error(`${setPath}: fact ${JSON.stringify(f)} needs key, agentId and content`);
-    }
-    if (facts.has(f.key)) throw new Error(`${setPath}: duplicate fact key ${f.key}`);
-    facts.set(f.key, f);
-  }
-  const queryIds = new Set();
-  for (const q of set.queries) {
-    if (queryIds.has(q.id)) throw new Error(`${setPath}: duplicate query id ${q.id}`);
-    queryIds.add(q.id);
-    if (typeof q.query !== 'string' || typeof q.kind !== 'string' || !Array.isArray(q.relevant) || q.relevant.length === 0) {
-      throw new Error(`${setPath}: query ${q.id} needs query, kind and a non-empty relevant list`);
-    }
-    for (const key of q.relevant) {
-      if (facts.get(key)?.agentId !== q.agentId) throw new Error(`${setPath}: query ${q.id} judges ${key}, not a fact of ${q.agentId}`);
-    }
-  }
-  return set;
-}
-
-/**
- * Scores one ranked answer.
- * @param {string[]} got fact keys, best first
- * @param {string[]} relevant judged fact keys
- */
-export function scoreRanking(got, relevant) {
-  const within = (k) => relevant.filter((key) => got.slice(0, k).includes(key)).length / relevant.length;
-  const rank = got.slice(0, SEARCH_LIMIT).findIndex((key) => relevant.includes(key));
-  return { recallAt5: within(RECALL_AT), recallAt10: within(SEARCH_LIMIT), reciprocalRank: rank === -1 ? 0 : 1 / (rank + 1) };
-}
-
-/** @param {Array<{recallAt5: number, reciprocalRank: number}>} rows */
-function summarize(rows) {
-  const n = rows.length;
-  return {
-    queries: n,
-    recallAt5: n === 0 ? 0 : rows.reduce((s, r) => s + r.recallAt5, 0) / n,
-    recallAt10: n === 0 ? 0 : rows.reduce((s, r) => s + r.recallAt10, 0) / n,
-    mrr: n === 0 ? 0 : rows.reduce((s, r) => s + r.reciprocalRank, 0) / n,
-  };
-}
+/** A relevance set, loaded and checked. @param {string} setPath */
+export const loadSet = (setPath = DEFAULT_SET_PATH) => loadRelevanceSet(setPath);
 
 /**
  * Starts meaning search and waits until every fact has its vector.
@@ -143,37 +88,29 @@ export async function evaluate(options = {}) {
   const { store, drop } = postgres
     ? await freshPostgresStore(daemon)
     : fts5
-      ? { store: (await import('./fts5-store.mjs')).openFts5Store(), drop: async () => {} }
+      ? { store: (await ensureBenchDeps(), await import('./fts5-store.mjs')).openFts5Store(), drop: async () => {} }
       : { store: await openStore({ dataDir: path.join(/** @type {string} */ (dir), 'data'), sync: false, logger: silentLogger }), drop: async () => {} };
   // Meaning search as the daemon runs it (embed/embeddings.ts), over the same store.
   const embeddings = options.embedder === undefined
     ? undefined
     : new Embeddings({ embedder: options.embedder, store: store.vectors(), logger: silentLogger });
   try {
-    const keyById = new Map();
-    for (const f of set.facts) {
-      const added = await store.addFact({ agentId: f.agentId, content: f.content, ...(f.tags ? { tags: f.tags } : {}), ...(f.context ? { context: f.context } : {}) });
-      if (added.duplicate) throw new Error(`fact ${f.key} was stored as a duplicate of an earlier fact`);
-      keyById.set(added.factId, f.key);
-    }
-    if (embeddings !== undefined) await embedEverything(embeddings);
-    const queries = [];
-    for (const q of set.queries) {
-      const facts = embeddings === undefined
-        ? (await store.searchFacts({ agentId: q.agentId, query: q.query, limit: SEARCH_LIMIT })).facts
-        : await embeddings.search(q.agentId, q.query, SEARCH_LIMIT, lexicalSide(daemon, store, q));
-      const got = facts.map((f) => keyById.get(f.id) ?? `?${f.id}`);
-      queries.push({ id: q.id, kind: q.kind, agentId: q.agentId, query: q.query, expected: q.relevant, got, ...scoreRanking(got, q.relevant) });
-    }
-    const kinds = [...new Set(queries.map((q) => q.kind))];
-    const byKind = Object.fromEntries(kinds.map((k) => [k, summarize(queries.filter((q) => q.kind === k))]));
-    return {
-      facts: set.facts.length,
-      agents: new Set(set.facts.map((f) => f.agentId)).size,
-      ...summarize(queries),
-      byKind,
-      details: queries,
-    };
+    return await scoreSearch(set, {
+      add: async (f) => {
+        const added = await store.addFact({ agentId: f.agentId, content: f.content, ...(f.tags ? { tags: f.tags } : {}), ...(f.context ? { context: f.context } : {}) });
+        if (added.duplicate) throw new Error(`fact ${f.key} was stored as a duplicate of an earlier fact`);
+        return added.factId;
+      },
+      ready: async () => {
+        if (embeddings !== undefined) await embedEverything(embeddings);
+      },
+      search: async (q) => {
+        const facts = embeddings === undefined
+          ? (await store.searchFacts({ agentId: q.agentId, query: q.query, limit: SEARCH_LIMIT })).facts
+          : await embeddings.search(q.agentId, q.query, SEARCH_LIMIT, lexicalSide(daemon, store, q));
+        return facts.map((f) => f.id);
+      },
+    });
   } finally {
     await embeddings?.close();
     await store.close();
@@ -226,21 +163,12 @@ export async function evaluateVectorOnly(options) {
     list.push({ key: f.key, vector: factVectors[i] });
     byAgent.set(f.agentId, list);
   });
-  const queries = set.queries.map((q, i) => {
-    const v = queryVectors[i];
-    const got = (byAgent.get(q.agentId) ?? [])
-      .map((f) => ({ key: f.key, score: cosine(v, f.vector) }))
+  const answers = set.queries.map((q, i) =>
+    (byAgent.get(q.agentId) ?? [])
+      .map((f) => ({ key: f.key, score: cosine(queryVectors[i], f.vector) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, SEARCH_LIMIT)
-      .map((r) => r.key);
-    return { id: q.id, kind: q.kind, agentId: q.agentId, query: q.query, expected: q.relevant, got, ...scoreRanking(got, q.relevant) };
-  });
-  const kinds = [...new Set(queries.map((q) => q.kind))];
-  return {
-    facts: set.facts.length,
-    agents: byAgent.size,
-    ...summarize(queries),
-    byKind: Object.fromEntries(kinds.map((k) => [k, summarize(queries.filter((q) => q.kind === k))])),
-    details: queries,
-  };
+      .map((r) => r.key),
+  );
+  return scoreAnswers(set, answers);
 }

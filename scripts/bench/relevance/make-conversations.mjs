@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes scripts/bench/relevance/conversations.json: the conversational
+// Writes packages/test-support/fixtures/relevance/conversations.json: the conversational
 // relevance set of `npm run bench:quality` (issue 31). Six long
 // conversations between two friends, a dozen dated sessions each, stored
 // turn by turn as facts "Speaker: text", with questions labelled with the
@@ -23,7 +23,7 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { prng } from '@memoryd/test-support';
 
-const OUT = process.argv[2] ?? fileURLToPath(new URL('./conversations.json', import.meta.url));
+const OUT = process.argv[2] ?? fileURLToPath(new URL('../../../packages/test-support/fixtures/relevance/conversations.json', import.meta.url));
 
 let rand = prng(31);
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
