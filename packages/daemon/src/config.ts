@@ -3,59 +3,23 @@ import { parseArgs } from 'node:util';
 import { defaultDataDir, defaultSocketPath, Limits } from '@memoryd/protocol';
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import { type LogLevel, LogLevels } from './logger.js';
+import { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, type EmbedConfig } from './embed/embed-config.js';
 import { type EmbedderKind, EmbedderKinds } from './embed/embedder.js';
-import { DEFAULT_INDEX_MEMORY_BYTES } from './store/level/search-indexes.js';
 import { DEFAULT_PG_TIMEOUTS, type PgTimeouts } from './store/postgres/pg-connections.js';
+import { DEFAULT_INDEX_MEMORY_BYTES, type StoreConfig, type StoreKind, StoreKinds } from './store/store-config.js';
 
 /** Everything the daemon is configured by, after flags and environment. */
-export interface DaemonConfig {
+export interface DaemonConfig extends StoreConfig {
   /** Socket path to bind (ignored under socket activation, except for reports). */
   socket: string;
   /** True when the user chose the socket (flag or env): its directory is not second-guessed. */
   socketExplicit: boolean;
-  /** Data directory; LevelDB lives in `<dataDir>/store`. */
-  dataDir: string;
-  /** Acknowledge writes only once LevelDB has synced them to disk. */
-  sync: boolean;
   logLevel: LogLevel;
   /** Simultaneous connections before new ones get -32011. */
   maxConnections: number;
-  /** Idle time after which an export cursor expires. */
-  exportCursorTtlMs: number;
-  /** What the agents' search indexes may take in memory before the least recently used go back to their images, in bytes. */
-  indexMemoryBytes: number;
-  /** The backend (ADR 0027): LevelDB in the data dir, or a PostgreSQL database. */
-  store: StoreKind;
-  /** PostgreSQL only: a file holding the connection URL; otherwise the PG* variables say where. */
-  pgUrlFile: string | undefined;
-  /** PostgreSQL only: how long to wait for the server. */
-  pgTimeouts: PgTimeouts;
   /** Meaning search's embedder (docs/embeddings.md); kind `none` when off. */
   embed: EmbedConfig;
 }
-
-/** The embedder the flags choose (--embedder, --embed-url, --embed-model, --embed-key-file). */
-export interface EmbedConfig {
-  kind: EmbedderKind;
-  url: string;
-  model: string;
-  /** A file whose first line is the API key (openai); never the key itself. */
-  keyFile: string | undefined;
-}
-
-/** Ollama's own address: where --embed-url points unless told otherwise. */
-export const DEFAULT_EMBED_URL = 'http://127.0.0.1:11434';
-/** Each provider's model unless --embed-model names one. */
-export const DEFAULT_EMBED_MODELS: Record<Exclude<EmbedderKind, 'none'>, string> = {
-  ollama: 'nomic-embed-text',
-  openai: 'text-embedding-3-small',
-  local: 'bge-small-en-v1.5',
-};
-
-/** The store backends --store chooses from. */
-export const StoreKinds = ['level', 'postgres'] as const;
-/** A store backend. */
-export type StoreKind = (typeof StoreKinds)[number];
 
 /** Default of --index-memory, in MiB: the store's own default. */
 export const DEFAULT_INDEX_MEMORY_MIB = DEFAULT_INDEX_MEMORY_BYTES / (1024 * 1024);

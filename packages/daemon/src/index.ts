@@ -15,7 +15,7 @@ export { chanceMaximum, fuse, type Fused, type LexicalSide, MEANING_FROM, MEANIN
 export { CANDIDATES } from './embed/hybrid-search.js';
 export { VectorIndex } from './embed/vector-index.js';
 export { openEmbedder } from './embed/open-embedder.js';
-export { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, type EmbedConfig } from './config.js';
+export { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, type EmbedConfig } from './embed/embed-config.js';
 export { RpcDispatcher, type RpcMethod } from './server/rpc-dispatcher.js';
 export { SocketServer, type ListenTarget } from './server/socket-server.js';
 export { DAEMON_VERSION } from './version.js';

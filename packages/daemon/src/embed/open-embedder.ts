@@ -1,4 +1,4 @@
-import type { EmbedConfig } from '../config.js';
+import type { EmbedConfig } from './embed-config.js';
 import { DaemonError, DaemonErrorCodes } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readSecretLine } from '../secret-file.js';

@@ -1,4 +1,4 @@
-import type { DaemonConfig } from '../config.js';
+import type { StoreConfig } from './store-config.js';
 import { DaemonError, DaemonErrorCodes } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { readSecretLine } from '../secret-file.js';
@@ -21,7 +21,7 @@ async function readPgUrl(file: string, log: Logger): Promise<string> {
 }
 
 /** Opens the store the configuration chooses (ADR 0027): LevelDB in the data dir, or PostgreSQL. */
-export async function openConfiguredStore(config: DaemonConfig, log: Logger): Promise<MemoryStore> {
+export async function openConfiguredStore(config: StoreConfig, log: Logger): Promise<MemoryStore> {
   if (config.store === 'postgres') {
     const connection = config.pgUrlFile === undefined ? {} : { connectionString: await readPgUrl(config.pgUrlFile, log) };
     return openPostgresStore({ connection, daemonVersion: DAEMON_VERSION, logger: log, exportCursorTtlMs: config.exportCursorTtlMs, timeouts: config.pgTimeouts, indexMemoryBytes: config.indexMemoryBytes });

@@ -12,7 +12,7 @@ import type { StoreContext } from './context.js';
 import { guard } from './db.js';
 import { readWhole } from './count-check.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
-import { WriteBatch, commit } from './stats.js';
+import { WriteBatch, commit } from './write-batch.js';
 
 /** Decodes one `ckpt` entry; a value that fails is an error, never skipped. */
 function decodeEntry(key: string, text: string): StoredCheckpoint {

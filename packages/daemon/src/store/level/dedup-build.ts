@@ -2,7 +2,7 @@ import { decodeFact } from './codec.js';
 import { type Db, type Sublevels, guard } from './db.js';
 import { dedupKey, splitKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
-import { WriteBatch } from './stats.js';
+import { WriteBatch } from './write-batch.js';
 
 /** Facts read per round trip. */
 const CHUNK = 1000;

@@ -2,7 +2,7 @@ import { DaemonError, DaemonErrorCodes } from '../../errors.js';
 import type { StoreContext } from './context.js';
 import { guard, readSync } from './db.js';
 import { dedupKey, dedupPrefix } from './keys.js';
-import type { WriteBatch } from './stats.js';
+import type { WriteBatch } from './write-batch.js';
 
 /** What a claim key holds: the key says it all (keys.ts). */
 const CLAIM = '1';

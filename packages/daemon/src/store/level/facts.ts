@@ -15,7 +15,7 @@ import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
-import { WriteBatch, commit } from './stats.js';
+import { WriteBatch, commit } from './write-batch.js';
 
 import { toFact } from '../rules/records.js';
 

@@ -9,7 +9,7 @@ import { recordKey } from './keys.js';
 import { isCurrent } from '../rules/fact-versions.js';
 import { checkImportRecords, planImport, storedCheckpointOf, storedFactOf } from '../rules/import-rules.js';
 import type { StoredFact } from '../stored-records.js';
-import { WriteBatch, commit } from './stats.js';
+import { WriteBatch, commit } from './write-batch.js';
 
 /** Which records' ids their agent already has, as the same kind of record. */
 async function existing(ctx: StoreContext, records: readonly ExportRecord[]): Promise<boolean[]> {

@@ -4,7 +4,7 @@ import { type AgentStats, decodeFact, encodeStats } from './codec.js';
 import { type Db, type Sublevels, guard } from './db.js';
 import { docTerms } from '../../search/doc-terms.js';
 import { STAMP_PREFIX, splitKey, stampKey, statsKey } from './keys.js';
-import { WriteBatch } from './stats.js';
+import { WriteBatch } from './write-batch.js';
 
 /**
  * What `!meta!index` holds once the store matches this daemon's search:

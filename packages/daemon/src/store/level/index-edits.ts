@@ -1,6 +1,6 @@
 import { type DocTerms, docTerms } from '../../search/doc-terms.js';
 import type { StoredFact } from './codec.js';
-import type { WriteBatch } from './stats.js';
+import type { WriteBatch } from './write-batch.js';
 
 /**
  * The search side of one change: a fact entering or leaving an agent's

@@ -8,7 +8,7 @@ import { readClaimant, readCurrentFact, readPastFact } from './facts.js';
 import { recordKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { deletedVersion, nextVersion, notCurrentError, supersededVersion, updateContent } from '../rules/fact-versions.js';
-import { WriteBatch, commit } from './stats.js';
+import { WriteBatch, commit } from './write-batch.js';
 
 /** The not_found error for a fact that is not current, saying why. */
 async function notCurrent(ctx: StoreContext, agentId: string, id: string): Promise<DaemonError> {

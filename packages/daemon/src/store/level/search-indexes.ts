@@ -7,6 +7,7 @@ import type { Db, Sublevels } from './db.js';
 import { buildIndex } from './index-builder.js';
 import type { ImageStamp, IndexImages } from './index-images.js';
 import { recordKey } from './keys.js';
+import { DEFAULT_INDEX_MEMORY_BYTES } from '../store-config.js';
 
 /** One fact entering (+1) or leaving (-1) an agent's current set, as its batch recorded it. */
 export interface IndexChange {
@@ -29,12 +30,6 @@ const RETRY_AFTER_MS = 60_000;
 /** Builds this large (summed length, in units of half a word: search/doc-terms.ts) are logged when they start and end. */
 const LOG_BUILDS_FROM = 50_000 * UNIT;
 
-/**
- * Default of what the agents' indexes may take in memory together (their
- * {@link ResidentIndex.memoryBytes}): past it, the least recently used go
- * back to their images until searched again (memoryd --index-memory).
- */
-export const DEFAULT_INDEX_MEMORY_BYTES = 128 * 1024 * 1024;
 
 /**
  * A stop writes images for at most this long: the daemon must exit within

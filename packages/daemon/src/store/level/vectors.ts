@@ -6,7 +6,7 @@ import type { StoreContext } from './context.js';
 import { guard } from './db.js';
 import { toFact } from './facts.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
-import { WriteBatch } from './stats.js';
+import { WriteBatch } from './write-batch.js';
 
 /**
  * A vector as its record holds it: the space, a newline, the scale, a
@@ -48,7 +48,7 @@ function idOf(key: string): string {
  * The vectors of meaning search on LevelDB (store/vector-store.ts): one
  * record per current fact under `!vec!` (keys.ts), written after the
  * fact's own batch by the embedding queue, deleted by the batch that takes
- * the fact out of the current set (stats.ts commit).
+ * the fact out of the current set (write-batch.ts commit).
  */
 export class LevelVectors implements VectorStore {
   readonly #ctx: StoreContext;

@@ -1,7 +1,7 @@
 import { Limits } from '@memoryd/protocol';
 import pg from 'pg';
 import { analyzeQuery } from '../../search/analyze.js';
-import { DEFAULT_INDEX_MEMORY_BYTES } from '../level/search-indexes.js';
+import { DEFAULT_INDEX_MEMORY_BYTES } from '../store-config.js';
 import { DaemonError, DaemonErrorCodes, notFound, readOnly, storageError, unavailableError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { idSource } from '../ids.js';
@@ -33,7 +33,7 @@ export interface PostgresStoreOptions {
   exportCursorTtlMs?: number;
   /** How long to wait for the server; default {@link DEFAULT_PG_TIMEOUTS}. */
   timeouts?: PgTimeouts;
-  /** What the agents' search indexes may take in memory together; default that of the LevelDB store. */
+  /** What the agents' search indexes may take in memory together; default DEFAULT_INDEX_MEMORY_BYTES (128 MiB), as on LevelDB. */
   indexMemoryBytes?: number;
 }
 
