@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { DaemonClient, DaemonClientOptions } from '@memoryd/client';
 
 /** What a command gets: its own arguments, the daemon, and where to print. */
@@ -16,6 +17,10 @@ export interface CommandContext {
   err(text: string): void;
   /** Whether stderr is a terminal (progress bars go there, and only then). */
   stderrIsTTY: boolean;
+  /** Whether stdin is a terminal (a command that reads it says so first: someone is typing, not piping). */
+  stdinIsTTY: boolean;
+  /** Standard input, opened on first use. */
+  stdin(): Readable;
 }
 
 /** One memoryctl command. */

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import type { DaemonClient } from '@memoryd/client';
 import { AdminExport } from '@memoryd/protocol';
+import { fileProblem } from './file-problem.js';
 
 /** The export file's header line (docs/protocol.md, "Export and import"). */
 export const EXPORT_FORMAT = 'memoryd-export';
@@ -37,11 +37,13 @@ export async function writeExport(client: DaemonClient, stream: Writable, agentI
 
 /**
  * Writes an export to `path` whole or not at all: into `path.partial`,
- * synced, then renamed over `path`. A failure leaves no file behind.
+ * synced, then renamed over `path`. A failure leaves no file behind; a
+ * path that cannot be written is a usage error naming it (file-problem.ts),
+ * found before the daemon is asked for anything.
  */
 export async function exportToFile(client: DaemonClient, path: string, agentId: string | undefined): Promise<number> {
   const partial = `${path}.partial`;
-  const stream = createWriteStream(partial, { mode: 0o600 });
+  const stream = (await openPartial(path, partial)).createWriteStream();
   try {
     const count = await writeExport(client, stream, agentId);
     stream.end();
@@ -58,6 +60,20 @@ export async function exportToFile(client: DaemonClient, path: string, agentId: 
   } catch (err) {
     stream.destroy();
     await rm(partial, { force: true });
-    throw err;
+    // A full disk, say; the daemon's errors pass as they are.
+    throw fileProblem('write', path, err);
+  }
+}
+
+/** Opens `partial` (0600) for an export to `path`, or throws the sentence that says why not. */
+async function openPartial(path: string, partial: string): Promise<FileHandle> {
+  try {
+    // The rename at the end would fail on a directory, after the whole export: say so first.
+    if ((await stat(path).catch(() => undefined))?.isDirectory() === true) {
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, open '${path}'`), { code: 'EISDIR', syscall: 'open' });
+    }
+    return await open(partial, 'w', 0o600);
+  } catch (err) {
+    throw fileProblem('write', path, err);
   }
 }

@@ -10,6 +10,9 @@ export type Invocation =
 const WITH_VALUE = new Set(['--socket', '--data-dir']);
 const SWITCHES = new Set(['--no-autostart', '--json', '--help', '-h', '--version', '-V']);
 
+/** memoryctl's own long options, which a mistyped option of a command may have meant (`--jsn`). */
+export const GLOBAL_OPTIONS: readonly string[] = [...WITH_VALUE, ...SWITCHES].filter((o) => o.startsWith('--'));
+
 /**
  * Splits the command line into memoryctl's own options (anywhere before a
  * `--`), the command word and the command's arguments (the `--` and all

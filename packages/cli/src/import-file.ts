@@ -1,10 +1,10 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { DaemonClient } from '@memoryd/client';
 import { AdminImport, Limits } from '@memoryd/protocol';
 import { EXPORT_FORMAT, EXPORT_VERSION } from './export-file.js';
+import { fileProblem } from './file-problem.js';
 
 /** A line the import did not take, with why. */
 export interface Rejection {
@@ -27,11 +27,24 @@ export interface ImportProgress {
   records: number;
 }
 
-/** Where an import reads from: a file (its size known) or stdin. */
-export async function importSource(file: string | undefined): Promise<{ stream: Readable; size: number | undefined }> {
-  if (file === undefined) return { stream: process.stdin, size: undefined };
-  const { size } = await stat(file);
-  return { stream: createReadStream(file), size };
+/**
+ * Where an import reads from: a file (its size known), or `stdin` when no
+ * file is given. A file that cannot be read is a usage error naming it
+ * (file-problem.ts), found before anything is sent.
+ */
+export async function importSource(file: string | undefined, stdin: () => Readable): Promise<{ stream: Readable; size: number | undefined }> {
+  if (file === undefined) return { stream: stdin(), size: undefined };
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const stats = await handle.stat();
+    // open() takes a directory; its first read would fail, after the progress bar had started.
+    if (stats.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read '${file}'`), { code: 'EISDIR', syscall: 'read' });
+    return { stream: handle.createReadStream(), size: stats.size };
+  } catch (err) {
+    await handle?.close();
+    throw fileProblem('read', file, err);
+  }
 }
 
 /** Why a header line is not one this memoryctl reads, or undefined. */

@@ -34,3 +34,8 @@ export function oneLine(text: string): string {
 export function tagsCell(tags: readonly string[] | undefined): string {
   return tags === undefined || tags.length === 0 ? '-' : oneLine(tags.join(','));
 }
+
+/** `1 record`, `0 records`, `2 records`: a count with its noun in the right number. */
+export function count(n: number, noun: string, plural = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : plural}`;
+}

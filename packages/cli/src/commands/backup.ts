@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Command } from '../command.js';
 import { commandArgs } from '../args.js';
 import { exportToFile } from '../export-file.js';
-import { json } from '../output.js';
+import { fileProblem } from '../file-problem.js';
+import { count, json } from '../output.js';
 
 export const backup: Command = {
   name: 'backup',
@@ -21,11 +22,15 @@ memoryctl import the file.
       return 0;
     }
     const [dir] = a.positionals as [string];
-    await mkdir(dir, { recursive: true, mode: 0o700 });
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw fileProblem('create the directory', dir, err);
+    }
     const path = join(dir, `memoryd-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
     const records = await exportToFile(ctx.client(), path, undefined);
     if (ctx.json) ctx.out(json({ path, records }));
-    else ctx.out(`Backed up ${records} records to ${path}`);
+    else ctx.out(`Backed up ${count(records, 'record')} to ${path}`);
     return 0;
   },
 };

@@ -4,7 +4,8 @@ import { locateMemoryd } from '@memoryd/client';
 import { UsageError } from '@memoryd/client/args';
 import type { Command, CommandContext } from '../command.js';
 import { commandArgs } from '../args.js';
-import { json, pairs } from '../output.js';
+import { count, json, pairs } from '../output.js';
+import { didYouMean } from '../suggest.js';
 
 type Embeddings = NonNullable<ResultOf<typeof DaemonStatus>['embeddings']>;
 
@@ -43,7 +44,7 @@ async function waitEmbedded(ctx: CommandContext, timeoutS: number): Promise<Embe
     const { embeddings } = await ctx.client().call(DaemonStatus, {});
     if (embeddings === undefined || embeddings.pending === 0) return embeddings;
     if (embeddings.stopped === true) {
-      throw new Error(`the embedder stopped: ${embeddings.lastError ?? 'no cause given'}; ${embeddings.pending} facts were not embedded`);
+      throw new Error(`the embedder stopped: ${embeddings.lastError ?? 'no cause given'}; ${count(embeddings.pending, 'fact was', 'facts were')} not embedded`);
     }
     if (embeddings.lastError !== undefined && embeddings.lastError !== lastError) ctx.err(`memoryctl: the embedder fails, still waiting: ${embeddings.lastError}`);
     lastError = embeddings.lastError;
@@ -55,8 +56,8 @@ async function waitEmbedded(ctx: CommandContext, timeoutS: number): Promise<Embe
       throw new Error(`no fact embedded for ${timeoutS} s, ${embeddings.pending} still to embed${cause}`);
     }
     if (Date.now() - said >= 5_000 || ctx.stderrIsTTY) {
-      if (ctx.stderrIsTTY) process.stderr.write(`\r${embeddings.pending.toLocaleString('en-US')} facts to embed \x1b[K`);
-      else ctx.err(`${embeddings.pending} facts to embed`);
+      if (ctx.stderrIsTTY) process.stderr.write(`\r${embeddings.pending.toLocaleString('en-US')} ${embeddings.pending === 1 ? 'fact' : 'facts'} to embed \x1b[K`);
+      else ctx.err(`${count(embeddings.pending, 'fact')} to embed`);
       said = Date.now();
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -125,9 +126,9 @@ embedder, searched by meaning beside their words.
           } finally {
             if (ctx.stderrIsTTY) process.stderr.write('\r\x1b[K');
           }
-          ctx.out(ctx.json ? json({ queued: pending, ...e }) : `Embedded ${pending} facts again.`);
+          ctx.out(ctx.json ? json({ queued: pending, ...e }) : `Embedded ${count(pending, 'fact')} again.`);
         } else {
-          ctx.out(ctx.json ? json({ queued: pending }) : `Embedding ${pending} facts again; memoryctl embeddings status shows how many are left.`);
+          ctx.out(ctx.json ? json({ queued: pending }) : `Embedding ${count(pending, 'fact')} again; memoryctl embeddings status shows how many are left.`);
         }
         return 0;
       }
@@ -135,7 +136,7 @@ embedder, searched by meaning beside their words.
         if (ctx.json) throw new UsageError('embeddings fetch prints progress, not JSON');
         return fetchModel(ctx, a.values['model'] as string | undefined);
       default:
-        throw new UsageError(`ACTION must be status, rebuild or fetch, got ${JSON.stringify(action)}`);
+        throw new UsageError(`ACTION must be status, rebuild or fetch, got ${JSON.stringify(action)}${didYouMean(String(action), ['status', 'rebuild', 'fetch'])}`);
     }
   },
 };

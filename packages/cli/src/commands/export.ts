@@ -1,6 +1,7 @@
 import type { Command } from '../command.js';
 import { commandArgs } from '../args.js';
 import { exportToFile, writeExport } from '../export-file.js';
+import { count } from '../output.js';
 
 export const exportCommand: Command = {
   name: 'export',
@@ -24,11 +25,12 @@ Options:
     const agentId = a.values['agent'] as string | undefined;
     const file = a.values['output'] as string | undefined;
     if (file === undefined) {
+      // A reader that stops early (| head) ends this with EPIPE at the next write: main exits 0 (closed-output.ts).
       await writeExport(ctx.client(), process.stdout, agentId);
       return 0;
     }
-    const count = await exportToFile(ctx.client(), file, agentId);
-    ctx.err(`memoryctl: exported ${count} records to ${file}`);
+    const records = await exportToFile(ctx.client(), file, agentId);
+    ctx.err(`memoryctl: exported ${count(records, 'record')} to ${file}`);
     return 0;
   },
 };

@@ -2,7 +2,8 @@ import type { Command } from '../command.js';
 import { commandArgs } from '../args.js';
 import { Exit } from '../exit-codes.js';
 import { type ImportProgress, importSource, importStream } from '../import-file.js';
-import { json } from '../output.js';
+import { count, json } from '../output.js';
+import { sayReadingStdin } from '../stdin.js';
 
 /** A progress bar on stderr with the rate and time left, only on a terminal; nothing otherwise. */
 async function progressBar(onTTY: boolean): Promise<{ update(p: ImportProgress): void; stop(): void }> {
@@ -29,11 +30,12 @@ export const importCommand: Command = {
   help: `Usage: memoryctl import [FILE]
 
 Imports an export file (from memoryctl export or backup), or stdin without
-FILE: 1,000 records a call, ids and times kept. A record the agent already
-has is skipped, so importing a file twice adds nothing. Each line that is
-not taken is reported on stderr as "line N: REASON" and the rest is
-imported; the exit code is then 1. A progress bar with the rate and the
-time left shows on a terminal.
+FILE (at a terminal, it says so first): 1,000 records a call, ids and
+times kept. A record the agent already has is skipped, so importing a
+file twice adds nothing. Each line that is not taken is reported on
+stderr as "line N: REASON" and the rest is imported; the exit code is
+then 1. A file that cannot be read is a usage error (exit 2). A progress
+bar with the rate and the time left shows on a terminal.
 `,
   async run(ctx) {
     const a = commandArgs(ctx.argv, {}, ['FILE'], 1);
@@ -42,7 +44,8 @@ time left shows on a terminal.
       return 0;
     }
     const [file] = a.positionals as [string | undefined];
-    const { stream, size } = await importSource(file);
+    const { stream, size } = await importSource(file, ctx.stdin);
+    if (file === undefined) sayReadingStdin(ctx, 'import', 'an export file', 'FILE');
     const bar = await progressBar(ctx.stderrIsTTY && size !== undefined);
     let outcome;
     try {
@@ -52,7 +55,7 @@ time left shows on a terminal.
     }
     for (const r of outcome.rejected) ctx.err(`line ${r.line}: ${r.reason}`);
     if (ctx.json) ctx.out(json(outcome));
-    else ctx.out(`Imported ${outcome.imported} records, skipped ${outcome.skipped} already there, rejected ${outcome.rejected.length}.`);
+    else ctx.out(`Imported ${count(outcome.imported, 'record')}, skipped ${outcome.skipped} already there, rejected ${outcome.rejected.length}.`);
     return outcome.rejected.length === 0 ? 0 : Exit.failed;
   },
 };

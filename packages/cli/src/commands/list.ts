@@ -1,6 +1,7 @@
 import { type Fact, MemoryList } from '@memoryd/protocol';
 import type { Command } from '../command.js';
 import { commandArgs, countOption } from '../args.js';
+import { noFactsSentence } from '../no-facts.js';
 import { json, oneLine, table, tagsCell } from '../output.js';
 
 /** Facts read per memory.list call. */
@@ -11,6 +12,8 @@ export const list: Command = {
   help: `Usage: memoryctl list AGENT [--limit N]
 
 Lists AGENT's current facts, oldest first, paging through memory.list.
+When AGENT has none, says so, naming an agent with a near spelling that
+has some.
 
 Options:
   --limit N   at most N facts (default: all); when more exist, a last line
@@ -37,9 +40,9 @@ Options:
       more = facts.length >= max;
     }
     if (ctx.json) ctx.out(json(facts));
-    else if (facts.length === 0) ctx.out(`agent ${JSON.stringify(agentId)} has no facts`);
+    else if (facts.length === 0) ctx.out((await noFactsSentence(ctx.client(), agentId)) ?? `agent ${JSON.stringify(agentId)} has no facts`);
     else ctx.out(table(['ID', 'CREATED', 'TAGS', 'CONTENT'], facts.map((f) => [f.id, f.createdAt, tagsCell(f.tags), oneLine(f.content)])));
-    if (more) ctx.err(`memoryctl: more facts exist after these ${facts.length}; raise --limit to see them`);
+    if (more) ctx.err(`memoryctl: more facts exist after ${facts.length === 1 ? 'this one' : `these ${facts.length}`}; raise --limit to see them`);
     return 0;
   },
 };

@@ -3,6 +3,7 @@ import { UsageError } from '@memoryd/client/args';
 import type { Command } from '../command.js';
 import { commandArgs } from '../args.js';
 import { json } from '../output.js';
+import { didYouMean } from '../suggest.js';
 
 export const reflect: Command = {
   name: 'reflect',
@@ -20,7 +21,7 @@ memory.reflect. Exits 4 when FACT_ID is not a current fact.
       return 0;
     }
     const [agentId, action, factId, content] = a.positionals as [string, string, string, string | undefined];
-    if (action !== 'update' && action !== 'delete') throw new UsageError(`ACTION must be update or delete, got ${JSON.stringify(action)}`);
+    if (action !== 'update' && action !== 'delete') throw new UsageError(`ACTION must be update or delete, got ${JSON.stringify(action)}${didYouMean(action, ['update', 'delete'])}`);
     if (action === 'update' && content === undefined) throw new UsageError('missing CONTENT (update replaces the fact\'s text with it)');
     if (action === 'delete' && content !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(content)} (delete takes no CONTENT)`);
     const r = await ctx.client().call(MemoryReflect, { agentId, action, factId, ...(content === undefined ? {} : { content }) });

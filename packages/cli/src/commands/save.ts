@@ -3,21 +3,17 @@ import { UsageError } from '@memoryd/client/args';
 import { CheckpointSave } from '@memoryd/protocol';
 import type { Command } from '../command.js';
 import { commandArgs } from '../args.js';
+import { fileProblem } from '../file-problem.js';
 import { json } from '../output.js';
-
-/** Reads all of stdin as text. */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
+import { readAll, sayReadingStdin } from '../stdin.js';
 
 export const save: Command = {
   name: 'save',
   help: `Usage: memoryctl save AGENT [STATE_FILE | -] [--message-count N]
 
 Saves a checkpoint of AGENT (checkpoint.save): a JSON object, read from
-STATE_FILE, or from stdin when STATE_FILE is - or absent. Prints the new
+STATE_FILE, or from stdin when STATE_FILE is - or absent (at a terminal,
+it says so first: type or paste the object, then Ctrl-D). Prints the new
 checkpoint's id; memoryctl resume AGENT reads it back.
 
 Options:
@@ -35,10 +31,15 @@ Options:
     const messageCount = countText === undefined ? undefined : Number(countText);
     const from = file === undefined || file === '-' ? 'stdin' : file;
     let text: string;
-    try {
-      text = from === 'stdin' ? await readStdin() : await readFile(from, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read STATE_FILE ${from}: ${(err as Error).message}`);
+    if (from === 'stdin') {
+      sayReadingStdin(ctx, 'save', 'the state (a JSON object)', 'STATE_FILE');
+      text = await readAll(ctx.stdin());
+    } else {
+      try {
+        text = await readFile(from, 'utf8');
+      } catch (err) {
+        throw fileProblem('read', from, err, 'STATE_FILE');
+      }
     }
     let state: unknown;
     try {

@@ -13,6 +13,7 @@ import { commandLine, performInstall, performUninstall, runCommand } from '../se
 import { connectingWouldStart, type ManagerState, serviceState } from '../service/service-status.js';
 import { SOCKET_UNIT } from '../service/systemd-units.js';
 import { CLI_VERSION } from '../version.js';
+import { didYouMean } from '../suggest.js';
 
 const ACTIONS = ['install', 'uninstall', 'status'] as const;
 type Action = (typeof ACTIONS)[number];
@@ -237,7 +238,7 @@ Options:
       return Exit.ok;
     }
     const action = args.positionals[0] as Action;
-    if (!ACTIONS.includes(action)) throw new UsageError(`ACTION must be one of ${ACTIONS.join(', ')}, got ${JSON.stringify(action)}`);
+    if (!ACTIONS.includes(action)) throw new UsageError(`ACTION must be one of ${ACTIONS.join(', ')}, got ${JSON.stringify(action)}${didYouMean(action, ACTIONS)}`);
     const chosen = args.values['target'] as string | undefined;
     if (chosen !== undefined && !(SERVICE_TARGETS as readonly string[]).includes(chosen)) {
       throw new UsageError(`--target must be one of ${SERVICE_TARGETS.join(', ')}, got ${JSON.stringify(chosen)}`);
