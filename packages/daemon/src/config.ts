@@ -1,7 +1,6 @@
 import { homedir, platform as osPlatform } from 'node:os';
-import { parseArgs } from 'node:util';
 import { defaultDataDir, defaultSocketPath, Limits } from '@memoryd/protocol';
-import { DaemonError, DaemonErrorCodes } from './errors.js';
+import { type Flags, readFlags, usage } from './config-flags.js';
 import { type LogLevel, LogLevels } from './logger.js';
 import { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, type EmbedConfig } from './embed/embed-config.js';
 import { type EmbedderKind, EmbedderKinds } from './embed/embedder.js';
@@ -37,8 +36,9 @@ export type Invocation =
 
 export const HELP = `Usage: memoryd [options]
 
-The memoryd daemon: owns the LevelDB store and serves JSON-RPC 2.0 (one JSON
-object per line) on a Unix socket. Runs in the foreground; logs are JSON
+The memoryd daemon: owns the store (LevelDB in the data dir, or a PostgreSQL
+database with --store postgres) and serves JSON-RPC 2.0 (one JSON object per
+line) on a Unix socket. Runs in the foreground; logs are JSON
 lines on stderr. SIGTERM or SIGINT (and SIGHUP, in a terminal) stop it
 gracefully.
 
@@ -108,10 +108,6 @@ Under systemd socket activation (LISTEN_FDS, LISTEN_PID) the daemon serves
 the inherited socket instead of binding its own.
 `;
 
-function usage(message: string): DaemonError {
-  return new DaemonError(DaemonErrorCodes.Usage, message);
-}
-
 function positiveInt(name: string, text: string, min: number): number {
   if (!/^\d+$/.test(text.trim())) throw usage(`${name} must be a whole number, got ${JSON.stringify(text)}`);
   const n = Number(text);
@@ -149,109 +145,113 @@ function truthy(text: string | undefined): boolean {
  * DaemonError with code Usage on anything it does not understand.
  */
 export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv): Invocation {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      strict: true,
-      allowPositionals: false,
-      options: {
-        socket: { type: 'string' },
-        'data-dir': { type: 'string' },
-        'no-sync': { type: 'boolean' },
-        'log-level': { type: 'string' },
-        'max-connections': { type: 'string' },
-        'export-cursor-ttl': { type: 'string' },
-        'index-memory': { type: 'string' },
-        store: { type: 'string' },
-        'pg-url-file': { type: 'string' },
-        'pg-connect-timeout': { type: 'string' },
-        'pg-statement-timeout': { type: 'string' },
-        'pg-lock-timeout': { type: 'string' },
-        embedder: { type: 'string' },
-        'embed-url': { type: 'string' },
-        'embed-model': { type: 'string' },
-        'embed-key-file': { type: 'string' },
-        'fetch-model': { type: 'boolean' },
-        verify: { type: 'boolean' },
-        repair: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'V' },
-      },
-    });
-  } catch (err) {
-    throw usage((err as Error).message);
-  }
-  const v = parsed.values;
-  if (v.help) return { kind: 'help' };
-  if (v.version) return { kind: 'version' };
+  const flags = readFlags(argv);
+  if (flags.help) return { kind: 'help' };
+  if (flags.version) return { kind: 'version' };
+  const place = placeOf(flags, env);
+  // Here rather than in maintenanceOf: this mistake is named before any in the store's flags.
+  if (flags.verify && flags.repair) throw usage('--verify and --repair cannot be combined');
+  const store = storeOf(flags, env);
+  return maintenanceOf(flags, env, place.dataDir) ?? { kind: 'run', config: serveConfig(flags, env, place, store) };
+}
 
-  const socketChoice = v.socket ?? (env['MEMORYD_SOCKET'] || undefined);
+/** Where the daemon listens and keeps its data. */
+interface Place {
+  socket: string;
+  socketExplicit: boolean;
+  dataDir: string;
+}
+
+/** The socket (the user's choice, or the default for this user) and the data dir. */
+function placeOf(flags: Flags, env: NodeJS.ProcessEnv): Place {
+  const socketChoice = flags.socket ?? (env['MEMORYD_SOCKET'] || undefined);
   const uid = process.getuid?.() ?? 0;
   const socket = socketChoice ?? defaultSocketPath({ XDG_RUNTIME_DIR: env['XDG_RUNTIME_DIR'], TMPDIR: env['TMPDIR'] }, uid);
-  const dataDir = v['data-dir'] ?? (env['MEMORYD_DATA_DIR'] || defaultDataDir(env, osPlatform(), env['HOME'] || homedir()));
+  const dataDir = flags['data-dir'] ?? (env['MEMORYD_DATA_DIR'] || defaultDataDir(env, osPlatform(), env['HOME'] || homedir()));
   if (socket === '') throw usage('--socket must not be empty');
   if (dataDir === '') throw usage('--data-dir must not be empty');
-  if (v.verify && v.repair) throw usage('--verify and --repair cannot be combined (see memoryd --help)');
-  const store = (v.store ?? (env['MEMORYD_STORE'] || 'level')).trim();
-  if (!(StoreKinds as readonly string[]).includes(store)) {
-    throw usage(`--store must be one of ${StoreKinds.join(', ')}, got ${JSON.stringify(store)}`);
+  return { socket, socketExplicit: socketChoice !== undefined, dataDir };
+}
+
+/** The store backend and where it is. */
+type StoreChoice = Pick<StoreConfig, 'store' | 'pgUrlFile' | 'pgTimeouts'>;
+
+/**
+ * The store backend and its PostgreSQL settings. Refused: a PostgreSQL
+ * setting without --store postgres, and --verify or --repair with it.
+ */
+function storeOf(flags: Flags, env: NodeJS.ProcessEnv): StoreChoice {
+  const kind = (flags.store ?? (env['MEMORYD_STORE'] || 'level')).trim();
+  if (!(StoreKinds as readonly string[]).includes(kind)) {
+    throw usage(`--store must be one of ${StoreKinds.join(', ')}, got ${JSON.stringify(kind)}`);
   }
-  const pgUrlFile = v['pg-url-file'] ?? (env['MEMORYD_PG_URL_FILE'] || undefined);
+  const store = kind as StoreKind;
+  const pgUrlFile = flags['pg-url-file'] ?? (env['MEMORYD_PG_URL_FILE'] || undefined);
   if (pgUrlFile !== undefined && store !== 'postgres') throw usage('--pg-url-file needs --store postgres');
   if (pgUrlFile === '') throw usage('--pg-url-file must not be empty');
+  const pgTimeouts = pgTimeoutsOf(flags, env, store);
+  if (store === 'postgres' && (flags.verify || flags.repair)) {
+    throw usage(`--${flags.verify ? 'verify' : 'repair'} checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools`);
+  }
+  return { store, pgUrlFile, pgTimeouts };
+}
+
+/** The PostgreSQL timeouts given, over the defaults; each needs --store postgres. */
+function pgTimeoutsOf(flags: Flags, env: NodeJS.ProcessEnv, store: StoreKind): PgTimeouts {
   const pgTimeouts = { ...DEFAULT_PG_TIMEOUTS };
   for (const [flag, envName, field] of PG_TIMEOUT_FLAGS) {
-    const text = v[flag] ?? (env[envName] || undefined);
+    const text = flags[flag] ?? (env[envName] || undefined);
     if (text === undefined) continue;
     if (store !== 'postgres') throw usage(`--${flag} needs --store postgres`);
     pgTimeouts[field] = seconds(`--${flag}`, text);
   }
-  if (store === 'postgres' && (v.verify || v.repair)) {
-    throw usage(`--${v.verify ? 'verify' : 'repair'} checks a LevelDB store; a PostgreSQL database is checked and backed up with its own tools`);
-  }
-  if (v['fetch-model']) {
-    if (v.verify || v.repair) throw usage('--fetch-model cannot be combined with --verify or --repair');
-    const model = v['embed-model'] ?? (env['MEMORYD_EMBED_MODEL'] || undefined);
+  return pgTimeouts;
+}
+
+/** A run over the data dir instead of serving it (--fetch-model, --verify, --repair), if one is asked for. */
+function maintenanceOf(flags: Flags, env: NodeJS.ProcessEnv, dataDir: string): Invocation | undefined {
+  if (flags['fetch-model']) {
+    if (flags.verify || flags.repair) throw usage('--fetch-model cannot be combined with --verify or --repair');
+    const model = flags['embed-model'] ?? (env['MEMORYD_EMBED_MODEL'] || undefined);
     return { kind: 'fetch-model', dataDir, model: model?.trim() };
   }
-  if (v.verify) return { kind: 'verify', dataDir };
-  if (v.repair) return { kind: 'repair', dataDir };
+  if (flags.verify) return { kind: 'verify', dataDir };
+  if (flags.repair) return { kind: 'repair', dataDir };
+  return undefined;
+}
 
-  const logLevel = (v['log-level'] ?? env['MEMORYD_LOG_LEVEL'] ?? 'info').trim();
+/** The serving daemon's whole configuration: the place and store read already, and the rest. */
+function serveConfig(flags: Flags, env: NodeJS.ProcessEnv, place: Place, store: StoreChoice): DaemonConfig {
+  const logLevel = (flags['log-level'] ?? env['MEMORYD_LOG_LEVEL'] ?? 'info').trim();
   if (!(LogLevels as readonly string[]).includes(logLevel)) {
     throw usage(`--log-level must be one of ${LogLevels.join(', ')}, got ${JSON.stringify(logLevel)}`);
   }
-  const maxConnText = v['max-connections'] ?? env['MEMORYD_MAX_CONNECTIONS'];
-  const ttlText = v['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
-  const indexMemoryText = v['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
-  if (store === 'postgres') refuseLevelOnly(v, env);
-  const embed = embedConfig(v, env);
-
+  if (store.store === 'postgres') refuseLevelOnly(flags, env);
+  const embed = embedConfig(flags, env);
   return {
-    kind: 'run',
-    config: {
-      socket,
-      socketExplicit: socketChoice !== undefined,
-      dataDir,
-      sync: !(v['no-sync'] === true || truthy(env['MEMORYD_NO_SYNC'])),
-      logLevel: logLevel as LogLevel,
-      maxConnections: maxConnText === undefined ? Limits.defaultMaxConnections : positiveInt('--max-connections', maxConnText, 1),
-      exportCursorTtlMs: ttlText === undefined ? Limits.exportCursorIdleMs : positiveInt('--export-cursor-ttl', ttlText, 1),
-      indexMemoryBytes: 1024 * 1024 * (indexMemoryText === undefined ? DEFAULT_INDEX_MEMORY_MIB : boundedInt('--index-memory', indexMemoryText, 1, MAX_INDEX_MEMORY_MIB)),
-      store: store as StoreKind,
-      pgUrlFile,
-      pgTimeouts,
-      embed,
-    },
+    ...place,
+    sync: !(flags['no-sync'] === true || truthy(env['MEMORYD_NO_SYNC'])),
+    logLevel: logLevel as LogLevel,
+    ...limitsOf(flags, env),
+    ...store,
+    embed,
+  };
+}
+
+/** The connection cap, the export cursors' idle time and the search indexes' memory, each a whole number. */
+function limitsOf(flags: Flags, env: NodeJS.ProcessEnv): Pick<DaemonConfig, 'maxConnections' | 'exportCursorTtlMs' | 'indexMemoryBytes'> {
+  const maxConnText = flags['max-connections'] ?? env['MEMORYD_MAX_CONNECTIONS'];
+  const ttlText = flags['export-cursor-ttl'] ?? env['MEMORYD_EXPORT_CURSOR_TTL_MS'];
+  const indexMemoryText = flags['index-memory'] ?? env['MEMORYD_INDEX_MEMORY_MIB'];
+  return {
+    maxConnections: maxConnText === undefined ? Limits.defaultMaxConnections : positiveInt('--max-connections', maxConnText, 1),
+    exportCursorTtlMs: ttlText === undefined ? Limits.exportCursorIdleMs : positiveInt('--export-cursor-ttl', ttlText, 1),
+    indexMemoryBytes: 1024 * 1024 * (indexMemoryText === undefined ? DEFAULT_INDEX_MEMORY_MIB : boundedInt('--index-memory', indexMemoryText, 1, MAX_INDEX_MEMORY_MIB)),
   };
 }
 
 /** The embedder's settings; an embedding flag without an embedder is a usage error (it would do nothing). */
-function embedConfig(
-  v: { embedder?: string; 'embed-url'?: string; 'embed-model'?: string; 'embed-key-file'?: string },
-  env: NodeJS.ProcessEnv,
-): EmbedConfig {
+function embedConfig(v: Flags, env: NodeJS.ProcessEnv): EmbedConfig {
   const kind = (v.embedder ?? (env['MEMORYD_EMBEDDER'] || 'none')).trim();
   if (!(EmbedderKinds as readonly string[]).includes(kind)) {
     throw usage(`--embedder must be one of ${EmbedderKinds.join(', ')}, got ${JSON.stringify(kind)}`);
@@ -285,7 +285,7 @@ function embedConfig(
  * user who gives one with --store postgres expects an effect they would
  * not get, so it is a usage error naming it (issue 29).
  */
-function refuseLevelOnly(v: { 'no-sync'?: boolean }, env: NodeJS.ProcessEnv): void {
+function refuseLevelOnly(v: Flags, env: NodeJS.ProcessEnv): void {
   const given = v['no-sync'] === true ? '--no-sync' : truthy(env['MEMORYD_NO_SYNC']) ? 'MEMORYD_NO_SYNC' : undefined;
   if (given !== undefined) throw usage(`${given} is for the LevelDB store; it does nothing with --store postgres, whose durability and memory are the server's`);
 }

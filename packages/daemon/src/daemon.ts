@@ -2,11 +2,11 @@ import { isatty } from 'node:tty';
 import type { DaemonConfig } from './config.js';
 import { DaemonError, DaemonErrorCodes } from './errors.js';
 import type { Logger } from './logger.js';
-import { daemonMethods } from './methods.js';
+import { type DaemonContext, daemonMethods } from './methods.js';
 import { RpcDispatcher } from './server/rpc-dispatcher.js';
 import { inheritedSocketPath, takeActivationFd } from './server/socket-activation.js';
 import { claimSocketPath, prepareSocketDir } from './server/socket-file.js';
-import { claimSocketLock } from './server/socket-lock.js';
+import { claimSocketLock, type SocketLock } from './server/socket-lock.js';
 import { type ListenTarget, SocketServer } from './server/socket-server.js';
 import type { MemoryStore } from './store/memory-store.js';
 import { openConfiguredStore } from './store/open-configured.js';
@@ -29,104 +29,138 @@ export interface RunningDaemon {
 }
 
 /**
- * Starts a daemon: takes the data dir's lock first (so of two racing
- * daemons the loser finds out before touching the socket), then claims
- * the socket (replacing a stale file, refusing a live one), then serves.
- * Failures are DaemonErrors whose message is the one-line reason.
+ * Starts a daemon: takes the socket's lock first (so of two racing
+ * daemons the loser finds out before touching the store), then opens the
+ * embedder and the store, then claims the socket (replacing a stale file,
+ * refusing a live one) and serves. Failures are DaemonErrors whose message
+ * is the one-line reason.
  */
 export async function startDaemon(config: DaemonConfig, log: Logger): Promise<RunningDaemon> {
+  const target = listenTarget(config, log);
+  if (!('fd' in target)) await prepareSocketDir(target.path, config.socketExplicit);
+  // The socket first, the store after: of daemons racing for one socket, the losers touch no store.
+  const socketLock = await claimSocketLock(target.path);
+  const { embedder, store } = await openBackends(config, log, socketLock);
+  const embeddings = embedder === undefined ? undefined : new Embeddings({ embedder, store: store.vectors(), logger: log });
+  const held: Held = { store, embeddings, socketLock, server: undefined };
+  const { stop, stopped } = stopper(held, log);
+  await serve(held, target, config, log, stop);
+  embeddings?.start();
+  logListening(log, target, config, embedder);
+  return { socket: target.path, stop, stopped };
+}
+
+/** What a started daemon holds until it stops. */
+interface Held {
+  readonly store: MemoryStore;
+  readonly embeddings: Embeddings | undefined;
+  readonly socketLock: SocketLock;
+  /** Set by {@link serve} once built. */
+  server: SocketServer | undefined;
+}
+
+/** The socket to serve: the inherited one under socket activation, else the configured path. */
+function listenTarget(config: DaemonConfig, log: Logger): ListenTarget {
   const activationFd = takeActivationFd(process.env, process.pid);
+  if (activationFd === undefined) return { path: config.socket };
   // Under activation the socket served is the inherited one, wherever the configuration would bind its own.
-  const inherited = activationFd === undefined ? undefined : inheritedSocketPath(activationFd);
-  if (activationFd !== undefined && inherited === undefined) {
+  const inherited = inheritedSocketPath(activationFd);
+  if (inherited === undefined) {
     log.warn('cannot read the path of the inherited socket; reporting the configured one', { socket: config.socket });
   }
-  const socketPath = inherited ?? config.socket;
-  const target: ListenTarget = activationFd === undefined ? { path: socketPath } : { fd: activationFd, path: socketPath };
-  if (activationFd === undefined) await prepareSocketDir(socketPath, config.socketExplicit);
-  // The socket first, the store after: of daemons racing for one socket, the losers touch no store.
-  const socketLock = await claimSocketLock(socketPath);
+  return { fd: activationFd, path: inherited ?? config.socket };
+}
 
-  let store: MemoryStore;
+/** Opens the embedder, then the store; on failure closes what was opened and lets the socket's lock go. */
+async function openBackends(
+  config: DaemonConfig,
+  log: Logger,
+  socketLock: SocketLock,
+): Promise<{ embedder: Embedder | undefined; store: MemoryStore }> {
   let embedder: Embedder | undefined;
   try {
     // Before the store: a bad key file is a usage error, found before anything is opened.
     embedder = await openEmbedder(config.embed, config.dataDir, log);
-    store = await openConfiguredStore(config, log);
+    return { embedder, store: await openConfiguredStore(config, log) };
   } catch (err) {
     await embedder?.close().catch((closeErr: unknown) => log.warn('closing the embedder failed', { err: closeErr }));
     await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
     throw err;
   }
-  const embeddings = embedder === undefined ? undefined : new Embeddings({ embedder, store: store.vectors(), logger: log });
+}
 
-  let server: SocketServer | undefined;
+/** The daemon's stop (run once, whoever asks) and the promise that it has stopped. */
+function stopper(held: Held, log: Logger): Pick<RunningDaemon, 'stop' | 'stopped'> {
   let stopping: Promise<void> | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
-
   const stop = (reason: string): Promise<void> => {
     stopping ??= (async () => {
       log.info('stopping', { reason });
       // Meaning search's calls in flight end at once: a search waiting for a hung provider answers
       // lexically, and the queue's call is cancelled, so the store closes within the stop's bound.
-      const meaning = embeddings?.close().catch((err: unknown) => log.warn('stopping meaning search failed', { err }));
+      const meaning = held.embeddings?.close().catch((err: unknown) => log.warn('stopping meaning search failed', { err }));
       try {
-        await server?.close();
+        await held.server?.close();
       } finally {
         await meaning;
-        await store.close();
+        await held.store.close();
         // After the socket is gone: until then, another daemon must not claim it.
-        await socketLock.release().catch((err: unknown) => log.warn('releasing the socket lock failed', { err }));
+        await held.socketLock.release().catch((err: unknown) => log.warn('releasing the socket lock failed', { err }));
         log.info('stopped', { reason });
         resolveStopped();
       }
     })();
     return stopping;
   };
+  return { stop, stopped };
+}
 
-  const startedAt = new Date();
-  const ctx = {
+/** Claims the socket and listens on it; on failure closes what is held and throws the one-line reason. */
+async function serve(held: Held, target: ListenTarget, config: DaemonConfig, log: Logger, stop: RunningDaemon['stop']): Promise<void> {
+  const ctx: DaemonContext = {
     pid: process.pid,
-    startedAt,
-    socket: socketPath,
+    startedAt: new Date(),
+    socket: target.path,
     dataDir: config.dataDir,
-    connectionCount: () => server?.connectionCount ?? 0,
+    connectionCount: () => held.server?.connectionCount ?? 0,
     // After the current response is written: microtasks run first.
     requestShutdown: (reason: string) => setImmediate(() => void stop(reason)),
   };
-
   try {
-    if (activationFd === undefined) await claimSocketPath(socketPath);
-    const dispatcher = new RpcDispatcher(daemonMethods(store, ctx, embeddings), log);
-    server = new SocketServer(dispatcher, config.maxConnections, log);
-    await server.listen(target);
+    if (!('fd' in target)) await claimSocketPath(target.path);
+    const dispatcher = new RpcDispatcher(daemonMethods(held.store, ctx, held.embeddings), log);
+    held.server = new SocketServer(dispatcher, config.maxConnections, log);
+    await held.server.listen(target);
   } catch (err) {
-    await embeddings?.close().catch(() => {});
-    await store.close().catch((closeErr: unknown) => log.warn('closing the store failed', { err: closeErr }));
-    await socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
-    if (err instanceof DaemonError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      throw new DaemonError(DaemonErrorCodes.SocketInUse, `socket ${socketPath} is already in use`, { cause: err });
-    }
-    throw new DaemonError(DaemonErrorCodes.SocketPath, `cannot listen on ${socketPath}: ${(err as Error).message}`, {
-      cause: err,
-    });
+    await held.embeddings?.close().catch(() => {});
+    await held.store.close().catch((closeErr: unknown) => log.warn('closing the store failed', { err: closeErr }));
+    await held.socketLock.release().catch((releaseErr: unknown) => log.warn('releasing the socket lock failed', { err: releaseErr }));
+    throw socketError(err, target.path);
   }
+}
 
-  embeddings?.start();
+/** A failure to claim or listen on the socket, as a DaemonError (one already is kept). */
+function socketError(err: unknown, socketPath: string): DaemonError {
+  if (err instanceof DaemonError) return err;
+  if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+    return new DaemonError(DaemonErrorCodes.SocketInUse, `socket ${socketPath} is already in use`, { cause: err });
+  }
+  return new DaemonError(DaemonErrorCodes.SocketPath, `cannot listen on ${socketPath}: ${(err as Error).message}`, { cause: err });
+}
+
+/** The start's one info line: what is served, where, and how. */
+function logListening(log: Logger, target: ListenTarget, config: DaemonConfig, embedder: Embedder | undefined): void {
   log.info('listening', {
     version: DAEMON_VERSION,
-    socket: socketPath,
-    activated: activationFd !== undefined,
+    socket: target.path,
+    activated: 'fd' in target,
     dataDir: config.dataDir,
     store: config.store,
     sync: config.sync,
     pid: process.pid,
     ...(embedder === undefined ? {} : { embedder: embedder.kind, embedModel: embedder.model }),
   });
-  return { socket: socketPath, stop, stopped };
 }
 
 /**

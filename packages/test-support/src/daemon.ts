@@ -120,11 +120,8 @@ export interface DaemonHandle {
   signal(sig: NodeJS.Signals): void;
 }
 
-/** Flags that tune only the LevelDB store, with the number of values each takes. */
-const LEVEL_ONLY_FLAGS: ReadonlyMap<string, number> = new Map([
-  ['--no-sync', 0],
-  ['--index-memory', 1],
-]);
+/** Flags of the LevelDB store only (a usage error with --store postgres), with the number of values each takes. */
+const LEVEL_ONLY_FLAGS: ReadonlyMap<string, number> = new Map([['--no-sync', 0]]);
 
 /** Removes the LevelDB store's own flags (and their values) from `args`, in place. */
 function dropLevelFlags(args: string[]): void {
@@ -151,6 +148,14 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
   const tmp = opts.socket === undefined || opts.dataDir === undefined ? daemonPaths() : undefined;
   const socket = opts.socket ?? tmp!.socket;
   const dataDir = opts.dataDir ?? tmp!.dataDir;
+  const { args, env } = daemonCommand(opts, socket, dataDir);
+  const handle = daemonHandle(launch(opts.launcher, args, env), socket, dataDir);
+  await waitForStart(handle, opts.wait ?? 'listening', opts.timeoutMs ?? 10_000);
+  return handle;
+}
+
+/** The daemon's command line (what node runs) and environment overrides, as `opts` and MEMORYD_TEST_STORE ask. */
+function daemonCommand(opts: SpawnOptions, socket: string, dataDir: string): { args: string[]; env: Record<string, string | undefined> } {
   const args = [DAEMON_BIN];
   if (opts.socketFlag !== false) args.push('--socket', socket);
   if (opts.dataDirFlag !== false) args.push('--data-dir', dataDir);
@@ -161,12 +166,17 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
   if (process.env['MEMORYD_TEST_STORE'] === 'postgres' && !args.includes('--store')) {
     // The suites that run on every backend, run again on PostgreSQL (scripts/run-tests.mjs):
     // each data dir's daemon keeps its tables in a schema of its own, the same one at a restart.
-    // The LevelDB store's own flags are usage errors there, so they are left out.
+    // The LevelDB store's own flag (--no-sync) is a usage error there, so it is left out.
     dropLevelFlags(args);
     args.push('--store', 'postgres');
     env['PGOPTIONS'] ??= `-c search_path=${testSchemaFor(dataDir)}`;
   }
-  const [file, ...pre] = opts.launcher ? [...opts.launcher, process.execPath] : [process.execPath];
+  return { args, env };
+}
+
+/** Spawns node (behind `launcher`, if given) with `args`, its output piped, its pid tracked for cleanup. */
+function launch(launcher: string[] | undefined, args: string[], env: Record<string, string | undefined>): ChildProcess & { pid: number } {
+  const [file, ...pre] = launcher ? [...launcher, process.execPath] : [process.execPath];
   const child: ChildProcess = spawn(file!, [...pre, ...args], {
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -174,46 +184,38 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
   if (child.pid === undefined) {
     throw new Error(`could not spawn ${file}`);
   }
-  const pid = child.pid;
-  trackPid(pid);
-  let err = '';
-  let out = '';
-  // Kept to its last STDIO_KEEP characters: a daemon logging at debug under load writes hundreds of MB.
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = keepTail(err + d)));
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = keepTail(out + d)));
-  let exitInfo: Exit | undefined;
-  // 'close' (not 'exit') so stderr is complete when the promise resolves.
-  const exited = new Promise<Exit>((resolve) => {
-    child.once('close', (code, signal) => {
-      exitInfo = { code, signal };
-      untrackPid(pid);
-      resolve(exitInfo);
-    });
-  });
+  trackPid(child.pid);
+  return child as ChildProcess & { pid: number };
+}
+
+/** The handle of a spawned daemon: its output, its exit, and the signals that end it. */
+function daemonHandle(child: ChildProcess & { pid: number }, socket: string, dataDir: string): DaemonHandle {
+  const { pid } = child;
+  const output = recordOutput(child);
+  const { exited, exit } = exitOf(child);
   /** SIGKILL and wait, bounded, for the exit. */
   const killNow = (): Promise<Exit> => {
-    if (exitInfo === undefined) child.kill('SIGKILL');
+    if (exit() === undefined) child.kill('SIGKILL');
     return withTimeout(exited, EXIT_WAIT_MS, `daemon ${pid} to exit after SIGKILL`);
   };
-
-  const handle: DaemonHandle = {
+  return {
     pid,
     socket,
     dataDir,
     listening: false,
-    stderr: () => err,
-    stdout: () => out,
+    ...output,
     lastStderrLine: () => {
-      const lines = err.split('\n').filter((l) => l.trim() !== '');
+      const lines = output.stderr().split('\n').filter((l) => l.trim() !== '');
       return lines[lines.length - 1] ?? '';
     },
     exited,
-    exit: () => exitInfo,
+    exit,
     signal: (sig) => {
-      if (exitInfo === undefined) child.kill(sig);
+      if (exit() === undefined) child.kill(sig);
     },
     stop: async (timeoutMs = EXIT_WAIT_MS) => {
-      if (exitInfo !== undefined) return exitInfo;
+      const done = exit();
+      if (done !== undefined) return done;
       child.kill('SIGTERM');
       try {
         return await withTimeout(exited, timeoutMs, `daemon ${pid} to exit after SIGTERM`);
@@ -224,23 +226,40 @@ export async function spawnDaemon(opts: SpawnOptions = {}): Promise<DaemonHandle
     },
     kill: killNow,
   };
+}
 
-  const wait = opts.wait ?? 'listening';
-  const timeoutMs = opts.timeoutMs ?? 10_000;
-  if (wait === 'exit') {
-    await withTimeout(exited, timeoutMs, `daemon ${pid} to exit`).catch(async (e: unknown) => {
-      await killNow().catch(() => undefined);
-      throw new Error(`${(e as Error).message}; stderr:\n${err}`);
+/** The child's stderr and stdout so far, each kept to its last STDIO_KEEP characters. */
+function recordOutput(child: ChildProcess): Pick<DaemonHandle, 'stderr' | 'stdout'> {
+  let err = '';
+  let out = '';
+  // Kept to its last STDIO_KEEP characters: a daemon logging at debug under load writes hundreds of MB.
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (err = keepTail(err + d)));
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out = keepTail(out + d)));
+  return { stderr: () => err, stdout: () => out };
+}
+
+/** The child's exit, as a promise and (once it happened) as a value; the pid is untracked then. */
+function exitOf(child: ChildProcess & { pid: number }): Pick<DaemonHandle, 'exited' | 'exit'> {
+  let exitInfo: Exit | undefined;
+  // 'close' (not 'exit') so stderr is complete when the promise resolves.
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('close', (code, signal) => {
+      exitInfo = { code, signal };
+      untrackPid(child.pid);
+      resolve(exitInfo);
     });
-  } else if (wait === 'listening') {
-    try {
-      handle.listening = await waitListening(socket, exited, timeoutMs);
-    } catch (e) {
-      await killNow().catch(() => undefined);
-      throw new Error(`${(e as Error).message}; stderr:\n${err}`);
-    }
-  }
-  return handle;
+  });
+  return { exited, exit: () => exitInfo };
+}
+
+/** Waits as `wait` says; on a timeout, kills the daemon and fails with its stderr. */
+async function waitForStart(handle: DaemonHandle, wait: NonNullable<SpawnOptions['wait']>, timeoutMs: number): Promise<void> {
+  const fail = async (e: unknown): Promise<never> => {
+    await handle.kill().catch(() => undefined);
+    throw new Error(`${(e as Error).message}; stderr:\n${handle.stderr()}`);
+  };
+  if (wait === 'exit') await withTimeout(handle.exited, timeoutMs, `daemon ${handle.pid} to exit`).catch(fail);
+  else if (wait === 'listening') handle.listening = await waitListening(handle.socket, handle.exited, timeoutMs).catch(fail);
 }
 
 /** {@link spawnDaemon}, failing (with its stderr) unless the daemon listens. */

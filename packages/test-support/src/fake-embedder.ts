@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type Api, base64Of, encodingOf, errorBody, type Input, parseInput } from './fake-embedder-wire.js';
 import { GLOVE_DIMENSIONS, hashVector, loadGlove, meaningVector, meaningWords } from './meaning-vectors.js';
 
 // Meaning search without a model server: an embedding server on 127.0.0.1
@@ -59,6 +60,14 @@ export interface FakeEmbedder {
   readonly texts: number;
   /** The encodings /v1/embeddings requests asked for, whatever the answer. */
   readonly encodings: Readonly<FakeEmbedderEncodings>;
+  /**
+   * How many requests (either endpoint) listed exactly `text` among their
+   * inputs, compared after the task prefix (`search_query: ` and the like)
+   * is cut, whatever the answer: embedded, refused, failed or hung. A
+   * request that lists it twice counts once. 0 proves the provider was
+   * never asked for it (a search served without it, say).
+   */
+  asked(text: string): number;
   readonly mode: FakeEmbedderMode;
   setMode(mode: FakeEmbedderMode): void;
   /** Stops listening and ends every connection, hung requests included. */
@@ -73,44 +82,6 @@ export const FAKE_EMBEDDER_MODELS: readonly string[] = ['nomic-embed-text', 'tex
 // before embedding.
 const TASK_PREFIX = /^(?:search_query: |search_document: |Represent this sentence for searching relevant passages: )/;
 
-type Api = 'ollama' | 'openai';
-
-/** The error body each API sends; `param` names the field at fault, as OpenAI's does. */
-function errorBody(api: Api, message: string, type: string, param: string | null = null): string {
-  return JSON.stringify(api === 'ollama' ? { error: message } : { error: { message, type, param, code: null } });
-}
-
-/** A vector as OpenAI's `encoding_format: "base64"` sends it: float32s, little-endian whatever this host's order. */
-function base64Of(vector: readonly number[]): string {
-  const bytes = Buffer.alloc(vector.length * 4);
-  for (let i = 0; i < vector.length; i++) bytes.writeFloatLE(vector[i]!, i * 4);
-  return bytes.toString('base64');
-}
-
-/** The request's `encoding_format`, when it has a body that is a JSON object. */
-function encodingOf(body: string): unknown {
-  try {
-    return ((JSON.parse(body) ?? {}) as { encoding_format?: unknown }).encoding_format;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The request's texts, or a reason it has none. */
-function parseInput(body: string): { model: string; texts: string[] } | string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return 'the body is not JSON';
-  }
-  const { model, input } = (parsed ?? {}) as { model?: unknown; input?: unknown };
-  if (typeof model !== 'string') return 'model must be a string';
-  const texts = typeof input === 'string' ? [input] : input;
-  if (!Array.isArray(texts) || !texts.every((t): t is string => typeof t === 'string')) return 'input must be a string or a list of strings';
-  return { model, texts };
-}
-
 /**
  * Starts a fake embedding server on 127.0.0.1 (a free port) answering
  * Ollama's `POST /api/embed` and the OpenAI-compatible `POST
@@ -119,100 +90,100 @@ function parseInput(body: string): { model: string; texts: string[] } | string {
  * GloVe fixture first when asked for `glove` vectors.
  */
 export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Promise<FakeEmbedder> {
-  const kind = options.vectors ?? 'glove';
-  if (kind === 'glove') await loadGlove();
-  const dims = kind === 'glove' ? GLOVE_DIMENSIONS : (options.dimensions ?? 384);
-  const models = new Set(options.models ?? FAKE_EMBEDDER_MODELS);
-  const slowMs = options.slowMs ?? 2_000;
-  let mode: FakeEmbedderMode = options.mode ?? 'ok';
-  const base64 = options.base64 ?? 'supported';
-  let requests = 0;
-  let texts = 0;
-  const encodings: FakeEmbedderEncodings = { base64: 0, float: 0, absent: 0 };
-  const sockets = new Set<Socket>();
-  const timers = new Set<NodeJS.Timeout>();
+  if ((options.vectors ?? 'glove') === 'glove') await loadGlove();
+  const server = new FakeEmbeddingServer(options);
+  await server.listen();
+  return server;
+}
 
-  const vectorOf = (text: string, size: number) => {
-    const plain = text.replace(TASK_PREFIX, '');
-    return kind === 'glove' ? meaningVector(plain, size) : hashVector(plain, size);
-  };
+/** An answer other than vectors: its HTTP status and JSON body. */
+interface Refusal {
+  status: number;
+  body: string;
+}
 
-  const answer = (api: Api, model: string, inputs: string[], inBase64: boolean, res: http.ServerResponse) => {
-    let vectors: number[][];
-    try {
-      vectors = inputs.map((t) => vectorOf(t, mode === 'wrong-dimension' ? dims + 1 : dims));
-    } catch (err) {
-      // A word the GloVe fixture lacks: the daemon reports the message, the test process does not crash.
-      res.writeHead(500, { 'content-type': 'application/json' }).end(errorBody(api, (err as Error).message, 'server_error'));
-      return;
-    }
-    texts += inputs.length;
-    const tokens = inputs.reduce((n, t) => n + meaningWords(t).length, 0);
-    const body = api === 'ollama'
-      ? { model, embeddings: vectors }
-      : {
-          object: 'list',
-          data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: inBase64 ? base64Of(v) : v })),
-          model,
-          usage: { prompt_tokens: tokens, total_tokens: tokens },
-        };
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  };
+const JSON_TYPE = { 'content-type': 'application/json' };
 
-  const handle = (api: Api, req: http.IncomingMessage, body: string, res: http.ServerResponse) => {
-    requests++;
-    const json = { 'content-type': 'application/json' };
-    const encoding = api === 'openai' ? encodingOf(body) : undefined;
-    if (api === 'openai') {
-      if (encoding === undefined) encodings.absent++;
-      else if (encoding === 'base64' || encoding === 'float') encodings[encoding]++;
-    }
-    if (api === 'openai' && options.key !== undefined && req.headers.authorization !== `Bearer ${options.key}`) {
-      res.writeHead(401, json).end(errorBody(api, 'Incorrect API key provided.', 'invalid_request_error'));
-      return;
-    }
-    const input = parseInput(body);
-    if (typeof input === 'string') {
-      res.writeHead(400, json).end(errorBody(api, input, 'invalid_request_error'));
-      return;
-    }
-    if (encoding !== undefined && encoding !== 'float' && encoding !== 'base64') {
-      res.writeHead(400, json).end(errorBody(api, `'${String(encoding)}' is not one of ['float', 'base64'] - 'encoding_format'`, 'invalid_request_error', 'encoding_format'));
-      return;
-    }
-    if (encoding === 'base64' && base64 === 'refused') {
-      res.writeHead(400, json).end(errorBody(api, "encoding_format 'base64' is not supported", 'invalid_request_error', 'encoding_format'));
-      return;
-    }
-    const inBase64 = encoding === 'base64' && base64 === 'supported';
-    if (!models.has(input.model)) {
-      // Ollama's words for a model not pulled; OpenAI-compatible servers say much the same.
-      res.writeHead(404, json).end(errorBody(api, `model "${input.model}" not found, try pulling it first`, 'not_found_error'));
-      return;
-    }
-    switch (mode) {
-      case 'down':
-        res.writeHead(503, json).end(errorBody(api, 'service unavailable', 'server_error'));
-        return;
-      case 'hang':
-        return; // close() destroys the socket
-      case 'garbage':
-        res.writeHead(200, json).end('<html>502 Bad Gateway</html>');
-        return;
-      case 'slow': {
-        const timer = setTimeout(() => {
-          timers.delete(timer);
-          answer(api, input.model, input.texts, inBase64, res);
-        }, slowMs);
-        timers.add(timer);
-        return;
-      }
-      default:
-        answer(api, input.model, input.texts, inBase64, res);
-    }
-  };
+/** The server behind {@link startFakeEmbedder}. */
+class FakeEmbeddingServer implements FakeEmbedder {
+  url = '';
+  readonly #kind: 'glove' | 'hash';
+  readonly #dims: number;
+  readonly #key: string | undefined;
+  readonly #models: ReadonlySet<string>;
+  readonly #slowMs: number;
+  readonly #base64: FakeEmbedderBase64;
+  #mode: FakeEmbedderMode;
+  #requests = 0;
+  #texts = 0;
+  readonly #encodings: FakeEmbedderEncodings = { base64: 0, float: 0, absent: 0 };
+  /** Requests by input text, prefix cut (see {@link FakeEmbedder.asked}). */
+  readonly #asked = new Map<string, number>();
+  readonly #sockets = new Set<Socket>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #server = http.createServer((req, res) => this.#route(req, res));
+  #closing: Promise<void> | undefined;
 
-  const server = http.createServer((req, res) => {
+  constructor(options: FakeEmbedderOptions) {
+    this.#kind = options.vectors ?? 'glove';
+    this.#dims = this.#kind === 'glove' ? GLOVE_DIMENSIONS : (options.dimensions ?? 384);
+    this.#key = options.key;
+    this.#models = new Set(options.models ?? FAKE_EMBEDDER_MODELS);
+    this.#slowMs = options.slowMs ?? 2_000;
+    this.#base64 = options.base64 ?? 'supported';
+    this.#mode = options.mode ?? 'ok';
+    this.#server.on('connection', (socket) => {
+      this.#sockets.add(socket);
+      socket.on('close', () => this.#sockets.delete(socket));
+    });
+  }
+
+  get requests(): number {
+    return this.#requests;
+  }
+
+  get texts(): number {
+    return this.#texts;
+  }
+
+  get encodings(): Readonly<FakeEmbedderEncodings> {
+    return { ...this.#encodings };
+  }
+
+  asked(text: string): number {
+    return this.#asked.get(text.replace(TASK_PREFIX, '')) ?? 0;
+  }
+
+  get mode(): FakeEmbedderMode {
+    return this.#mode;
+  }
+
+  setMode(next: FakeEmbedderMode): void {
+    this.#mode = next;
+  }
+
+  /** Listens on a free port of 127.0.0.1 and sets `url`. */
+  async listen(): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(0, '127.0.0.1', resolve);
+    });
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.#closing ??= new Promise<void>((resolve) => {
+      for (const timer of this.#timers) clearTimeout(timer);
+      this.#timers.clear();
+      this.#server.close(() => resolve());
+      // Keep-alive and hung connections would hold close() open forever.
+      for (const socket of this.#sockets) socket.destroy();
+    });
+    return this.#closing;
+  }
+
+  /** The two endpoints, POST only; anything else gets Ollama's 404. */
+  #route(req: http.IncomingMessage, res: http.ServerResponse): void {
     const api: Api | undefined = req.url === '/api/embed' ? 'ollama' : req.url === '/v1/embeddings' ? 'openai' : undefined;
     if (api === undefined || req.method !== 'POST') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
@@ -220,45 +191,99 @@ export async function startFakeEmbedder(options: FakeEmbedderOptions = {}): Prom
     }
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => handle(api, req, Buffer.concat(chunks).toString('utf8'), res));
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
-  });
-  const { port } = server.address() as AddressInfo;
+    req.on('end', () => this.#handle(api, req, Buffer.concat(chunks).toString('utf8'), res));
+  }
 
-  let closing: Promise<void> | undefined;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get requests() {
-      return requests;
-    },
-    get texts() {
-      return texts;
-    },
-    get encodings() {
-      return { ...encodings };
-    },
-    get mode() {
-      return mode;
-    },
-    setMode(next: FakeEmbedderMode) {
-      mode = next;
-    },
-    close() {
-      closing ??= new Promise<void>((resolve) => {
-        for (const timer of timers) clearTimeout(timer);
-        timers.clear();
-        server.close(() => resolve());
-        // Keep-alive and hung connections would hold close() open forever.
-        for (const socket of sockets) socket.destroy();
-      });
-      return closing;
-    },
-  };
+  /** Counts the request, then refuses it or answers as the mode says. */
+  #handle(api: Api, req: http.IncomingMessage, body: string, res: http.ServerResponse): void {
+    this.#requests++;
+    const encoding = api === 'openai' ? encodingOf(body) : undefined;
+    if (api === 'openai') this.#countEncoding(encoding);
+    const input = parseInput(body);
+    if (typeof input !== 'string') this.#countAsked(input.texts);
+    const refusal = this.#refusal(api, req, encoding, input);
+    if (refusal !== undefined) res.writeHead(refusal.status, JSON_TYPE).end(refusal.body);
+    // #refusal refuses every body without an input.
+    else this.#respond(api, input as Input, encoding === 'base64' && this.#base64 === 'supported', res);
+  }
+
+  #countEncoding(encoding: unknown): void {
+    if (encoding === undefined) this.#encodings.absent++;
+    else if (encoding === 'base64' || encoding === 'float') this.#encodings[encoding]++;
+  }
+
+  #countAsked(texts: readonly string[]): void {
+    for (const text of new Set(texts.map((t) => t.replace(TASK_PREFIX, '')))) this.#asked.set(text, (this.#asked.get(text) ?? 0) + 1);
+  }
+
+  /** Why the request gets no vectors whatever the mode, checked in the order a real server does: key, body, encoding, model. */
+  #refusal(api: Api, req: http.IncomingMessage, encoding: unknown, input: Input | string): Refusal | undefined {
+    if (api === 'openai' && this.#key !== undefined && req.headers.authorization !== `Bearer ${this.#key}`) {
+      return { status: 401, body: errorBody(api, 'Incorrect API key provided.', 'invalid_request_error') };
+    }
+    if (typeof input === 'string') return { status: 400, body: errorBody(api, input, 'invalid_request_error') };
+    if (encoding !== undefined && encoding !== 'float' && encoding !== 'base64') {
+      return { status: 400, body: errorBody(api, `'${String(encoding)}' is not one of ['float', 'base64'] - 'encoding_format'`, 'invalid_request_error', 'encoding_format') };
+    }
+    if (encoding === 'base64' && this.#base64 === 'refused') {
+      return { status: 400, body: errorBody(api, "encoding_format 'base64' is not supported", 'invalid_request_error', 'encoding_format') };
+    }
+    if (!this.#models.has(input.model)) {
+      // Ollama's words for a model not pulled; OpenAI-compatible servers say much the same.
+      return { status: 404, body: errorBody(api, `model "${input.model}" not found, try pulling it first`, 'not_found_error') };
+    }
+    return undefined;
+  }
+
+  /** Answers an accepted request as the mode says. */
+  #respond(api: Api, input: Input, inBase64: boolean, res: http.ServerResponse): void {
+    switch (this.#mode) {
+      case 'down':
+        res.writeHead(503, JSON_TYPE).end(errorBody(api, 'service unavailable', 'server_error'));
+        return;
+      case 'hang':
+        return; // close() destroys the socket
+      case 'garbage':
+        res.writeHead(200, JSON_TYPE).end('<html>502 Bad Gateway</html>');
+        return;
+      case 'slow': {
+        const timer = setTimeout(() => {
+          this.#timers.delete(timer);
+          this.#answer(api, input, inBase64, res);
+        }, this.#slowMs);
+        this.#timers.add(timer);
+        return;
+      }
+      default:
+        this.#answer(api, input, inBase64, res);
+    }
+  }
+
+  /** The vectors, in the API's shape; a 500 when one cannot be made. */
+  #answer(api: Api, input: Input, inBase64: boolean, res: http.ServerResponse): void {
+    let vectors: number[][];
+    try {
+      vectors = input.texts.map((t) => this.#vectorOf(t, this.#mode === 'wrong-dimension' ? this.#dims + 1 : this.#dims));
+    } catch (err) {
+      // A word the GloVe fixture lacks: the daemon reports the message, the test process does not crash.
+      res.writeHead(500, JSON_TYPE).end(errorBody(api, (err as Error).message, 'server_error'));
+      return;
+    }
+    this.#texts += input.texts.length;
+    const tokens = input.texts.reduce((n, t) => n + meaningWords(t).length, 0);
+    const body = api === 'ollama'
+      ? { model: input.model, embeddings: vectors }
+      : {
+          object: 'list',
+          data: vectors.map((v, index) => ({ object: 'embedding', index, embedding: inBase64 ? base64Of(v) : v })),
+          model: input.model,
+          usage: { prompt_tokens: tokens, total_tokens: tokens },
+        };
+    res.writeHead(200, JSON_TYPE).end(JSON.stringify(body));
+  }
+
+  #vectorOf(text: string, size: number): number[] {
+    const plain = text.replace(TASK_PREFIX, '');
+    return this.#kind === 'glove' ? meaningVector(plain, size) : hashVector(plain, size);
+  }
 }

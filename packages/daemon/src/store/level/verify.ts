@@ -36,90 +36,121 @@ const CHUNK = 256;
  * and is a problem of its own.
  */
 export async function verifyRecords(subs: Sublevels): Promise<StoreFindings> {
-  const problems: string[] = [];
-  const tallies = new Map<string, Tally>();
-  const tally = (agentId: string): Tally => {
-    let t = tallies.get(agentId);
-    if (t === undefined) tallies.set(agentId, (t = { facts: 0, checkpoints: 0, length: 0 }));
-    return t;
-  };
-  const hashes = new Map<string, string>();
-  const claimed = new Set<string>();
-  const counters = new Map<string, AgentStats>();
-  let records = 0;
+  const scan = new StoreScan();
+  await scanRecords(scan, subs);
+  await scanDerived(scan, subs);
+  scan.problems.push(...unclaimedFacts(scan));
+  const agents = new Set([...scan.tallies.keys(), ...scan.counters.keys()]);
+  for (const agentId of agents) compareCounters(agentId, scan.tally(agentId), scan.counters.get(agentId), scan.problems);
+  return { records: scan.records, agents: agents.size, problems: scan.problems };
+}
 
-  const scan = async (sublevel: SealedSublevel, visit: (key: string, payload: string) => void): Promise<void> => {
+/** What a scan has read so far: the records' sums, what the derived records must match, and the problems. */
+class StoreScan {
+  /** Values read. */
+  records = 0;
+  readonly problems: string[] = [];
+  /** What each agent's records add up to. */
+  readonly tallies = new Map<string, Tally>();
+  /** The content hash of each current fact, by its key: what its dedup entry must hold. */
+  readonly hashes = new Map<string, string>();
+  /** The keys of the facts that a dedup entry lists. */
+  readonly claimed = new Set<string>();
+  /** Each agent's stored counters. */
+  readonly counters = new Map<string, AgentStats>();
+
+  /** The agent's tally, started at zero. */
+  tally(agentId: string): Tally {
+    let t = this.tallies.get(agentId);
+    if (t === undefined) this.tallies.set(agentId, (t = { facts: 0, checkpoints: 0, length: 0 }));
+    return t;
+  }
+
+  /** Hands each value of `sublevel` whose seal holds to `visit`; a damaged one, or one `visit` throws on, is a problem. */
+  async each(sublevel: SealedSublevel, visit: (key: string, payload: string) => void): Promise<void> {
     const iterator = sublevel.raw.iterator({});
     try {
       for (let chunk = await iterator.nextv(CHUNK); chunk.length > 0; chunk = await iterator.nextv(CHUNK)) {
-        for (const [key, stored] of chunk) {
-          records++;
-          const payload = unseal(sublevel.fullKey(key), stored);
-          if (payload === undefined) problems.push(`${describeRecord(sublevel.name, key)}: damaged (checksum mismatch)`);
-          else {
-            try {
-              visit(key, payload);
-            } catch (err) {
-              problems.push(`${describeRecord(sublevel.name, key)}: ${rootCause(err)}`);
-            }
-          }
-        }
+        for (const [key, stored] of chunk) this.#visit(sublevel, key, stored, visit);
       }
     } catch (err) {
-      problems.push(`the ${sublevel.name} records cannot all be read: ${rootCause(err)}`);
+      this.problems.push(`the ${sublevel.name} records cannot all be read: ${rootCause(err)}`);
     } finally {
       await iterator.close().catch(() => undefined);
     }
-  };
+  }
 
+  #visit(sublevel: SealedSublevel, key: string, stored: string, visit: (key: string, payload: string) => void): void {
+    this.records++;
+    const payload = unseal(sublevel.fullKey(key), stored);
+    if (payload === undefined) {
+      this.problems.push(`${describeRecord(sublevel.name, key)}: damaged (checksum mismatch)`);
+      return;
+    }
+    try {
+      visit(key, payload);
+    } catch (err) {
+      this.problems.push(`${describeRecord(sublevel.name, key)}: ${rootCause(err)}`);
+    }
+  }
+}
+
+/** The records themselves: the store's metadata, current and past facts, checkpoints, and the counters. */
+async function scanRecords(scan: StoreScan, subs: Sublevels): Promise<void> {
   let layout = false;
-  await scan(subs.meta, (key) => void (layout ||= key === 'layout'));
-  if (!layout) problems.push('store metadata "layout" is missing');
-  await scan(subs.fact, (key, text) => {
+  await scan.each(subs.meta, (key) => void (layout ||= key === 'layout'));
+  if (!layout) scan.problems.push('store metadata "layout" is missing');
+  await scan.each(subs.fact, (key, text) => {
     const { agentId, rest: id } = splitKey(key);
     const fact = decodeFact('value', text, id);
     const doc = docTerms(fact.content, fact.tags, fact.context);
-    const t = tally(agentId);
+    const t = scan.tally(agentId);
     t.facts++;
     t.length += doc.length;
-    hashes.set(key, contentHash(fact.content));
+    scan.hashes.set(key, contentHash(fact.content));
   });
-  await scan(subs.hist, (key, text) => void decodeFact('value', text, splitKey(key).rest));
-  await scan(subs.ckpt, (key, text) => {
+  await scan.each(subs.hist, (key, text) => void decodeFact('value', text, splitKey(key).rest));
+  await scan.each(subs.ckpt, (key, text) => {
     const { agentId, rest: id } = splitKey(key);
     decodeCheckpoint('value', text, id);
-    tally(agentId).checkpoints++;
+    scan.tally(agentId).checkpoints++;
   });
-  await scan(subs.stats, (agentId, text) => {
+  await scan.each(subs.stats, (agentId, text) => {
     if (!isAgentId(agentId)) throw new Error('malformed key');
-    counters.set(agentId, decodeStats('value', text));
+    scan.counters.set(agentId, decodeStats('value', text));
   });
-  await scan(subs.dedup, (key) => {
+}
+
+/** The records derived from the facts, after them: dedup entries, vectors, and the old search index's. */
+async function scanDerived(scan: StoreScan, subs: Sublevels): Promise<void> {
+  await scan.each(subs.dedup, (key) => {
     const { agentId, rest } = splitKey(key);
     const { hash, factId: id } = splitDedupRest(rest);
     const factKey = agentId + KEY_SEP + id;
-    if (hashes.get(factKey) !== hash) problems.push(`dedup entry of agent ${agentId} lists fact ${id}, which is not a current fact holding its text`);
-    claimed.add(factKey);
+    if (scan.hashes.get(factKey) !== hash) scan.problems.push(`dedup entry of agent ${agentId} lists fact ${id}, which is not a current fact holding its text`);
+    scan.claimed.add(factKey);
   });
   // Meaning search's vectors: each decodes, and belongs to a current fact (the batch that retires a fact deletes its vector).
-  await scan(subs.vec, (key, text) => {
+  await scan.each(subs.vec, (key, text) => {
     const { agentId, rest: id } = splitKey(key);
     decodeVector('value', text);
-    if (!hashes.has(agentId + KEY_SEP + id)) problems.push(`vector of fact ${id} of agent ${agentId}: its fact is not current`);
+    if (!scan.hashes.has(agentId + KEY_SEP + id)) scan.problems.push(`vector of fact ${id} of agent ${agentId}: its fact is not current`);
   });
   // The LevelDB search index of earlier versions, until the next open clears it: only its seals are checked.
-  await scan(subs.post, () => {});
-  await scan(subs.term, (key, text) => void decodeTermCount('value', text));
-  await scan(subs.surf, (key, text) => void decodeSurface('value', text));
+  await scan.each(subs.post, () => {});
+  await scan.each(subs.term, (key, text) => void decodeTermCount('value', text));
+  await scan.each(subs.surf, (key, text) => void decodeSurface('value', text));
+}
 
-  for (const key of hashes.keys()) {
-    if (!claimed.has(key)) {
-      const { agentId, rest: id } = splitKey(key);
-      problems.push(`fact ${id} of agent ${agentId} is missing from its dedup entry`);
-    }
+/** A problem for each current fact that no dedup entry lists. */
+function unclaimedFacts(scan: StoreScan): string[] {
+  const problems: string[] = [];
+  for (const key of scan.hashes.keys()) {
+    if (scan.claimed.has(key)) continue;
+    const { agentId, rest: id } = splitKey(key);
+    problems.push(`fact ${id} of agent ${agentId} is missing from its dedup entry`);
   }
-  for (const agentId of new Set([...tallies.keys(), ...counters.keys()])) compareCounters(agentId, tally(agentId), counters.get(agentId), problems);
-  return { records, agents: tallies.size, problems };
+  return problems;
 }
 
 /** Adds a problem for each counter of the agent that disagrees with its records. */
