@@ -5,10 +5,14 @@
 // One vector per current fact, of one space; none for a fact retired or
 // deleted, whatever the order; listeners hear of every change to the
 // current facts. On PostgreSQL also: two daemons on one database read each
-// other's vectors and hear of each other's changes.
+// other's vectors and hear of each other's changes, and a vector written
+// while its fact is retired is made to meet the retirement, both ways round
+// (locks held in a session of the test's own until pg_stat_activity shows
+// the store's statement waiting for them).
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { DAEMON_VERSION, type Embedder, Embeddings, type Logger, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
+import { waitFor } from '@memoryd/test-support';
 import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 import { makeUlid } from './helpers/shapes.js';
 import { openTempStore, useStoreCleanup } from './helpers/store.js';
@@ -28,10 +32,50 @@ const pgStores: MemoryStore[] = [];
 let found: string[] = [];
 
 /** A PostgreSQL store on `schema`, closed at the end. */
-async function openOn(schema: string, logger: Logger = silentLogger): Promise<MemoryStore> {
-  const store = await openPostgresStore({ connection: { options: `-c search_path=${schema}` }, daemonVersion: DAEMON_VERSION, logger });
+async function openOn(schema: string, logger: Logger = silentLogger, timeouts?: PgTimeouts): Promise<MemoryStore> {
+  const store = await openPostgresStore({ connection: { options: `-c search_path=${schema}` }, daemonVersion: DAEMON_VERSION, logger, ...(timeouts && { timeouts }) });
   pgStores.push(store);
   return store;
+}
+
+type PgTimeouts = NonNullable<Parameters<typeof openPostgresStore>[0]['timeouts']>;
+/** Waits on a lock the test holds end when the test lets them, not at the default 5 s. */
+const PATIENT: PgTimeouts = { connectMs: 10_000, statementMs: 60_000, lockMs: 60_000 };
+
+/**
+ * The server processes waiting for a lock that `holder` (a server process)
+ * holds, whose statement begins with `sql`.
+ */
+async function waitingFor(holder: number, sql: string): Promise<number[]> {
+  return pgAdmin(async (c) => {
+    const { rows } = await c.query<{ pid: number }>(
+      `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND $1 = ANY(pg_blocking_pids(pid)) AND starts_with(query, $2)`,
+      [holder, sql],
+    );
+    return rows.map((r) => r.pid);
+  });
+}
+
+/** A promise that says whether it has settled, its rejection kept for whoever awaits it (none goes unhandled meanwhile). */
+function later<T>(p: Promise<T>): Promise<T> & { settled(): boolean } {
+  let settled = false;
+  p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  return Object.assign(p, { settled: () => settled });
+}
+
+/**
+ * Until `op`'s statement, beginning with `sql`, waits for a lock `holder`
+ * holds (bounded only against a hang): its server process. Fails at once
+ * if `op` ends first, without waiting.
+ */
+async function waitsFor(op: { settled(): boolean }, holder: number, sql: string, what: string): Promise<number> {
+  let pids: number[] = [];
+  await waitFor(async () => op.settled() || (pids = await waitingFor(holder, sql)).length > 0, 20_000, what);
+  assert.equal(pids.length, 1, `${what}: ${op.settled() ? 'it ended without waiting' : `${pids.length} statements wait`}`);
+  return pids[0]!;
 }
 
 /** A new, empty store of the run's backend. */
@@ -149,13 +193,45 @@ describe(`vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, { skip: S
 
     // Texts and facts of the current ones only, in the order asked.
     const ids = [c!, c2!, a!, a2!, b!, NO_SUCH_FACT];
-    assert.deepEqual(await v.factTexts(agentId, ids), [
+    assert.deepEqual(await v.textsToEmbed(agentId, ids), [
       { id: c2, text: 'fact three, revised' },
       { id: a2, text: 'fact one, revised' },
     ]);
     const listed = (await store.listFacts({ agentId })).facts;
     assert.deepEqual(await v.readFacts(agentId, ids), [c2, a2].map((id) => listed.find((f) => f.id === id)));
     assert.deepEqual(await v.readFacts(agentId, []), []);
+  });
+
+  it('keeps no vector of a fact deleted while its vector is written, whichever is asked for first', async () => {
+    const store = await freshStore();
+    const v = store.vectors();
+    const agentId = 'at-once';
+    for (const first of ['write', 'delete'] as const) {
+      const { factId } = await store.addFact({ agentId, content: `deleted at once, ${first} asked first` });
+      const ended: string[] = [];
+      const write = () => later(v.putVectors(SPACE, agentId, [{ id: factId, vector: vec(3) }]).finally(() => ended.push('write')));
+      const remove = () => later(store.reflect({ agentId, action: 'delete', factId }).finally(() => ended.push('delete')));
+      // Both asked for in one turn of the event loop, neither awaited before the other is asked.
+      let put: Promise<string[]>;
+      let deleted: Promise<unknown>;
+      if (first === 'write') {
+        put = write();
+        deleted = remove();
+      } else {
+        deleted = remove();
+        put = write();
+      }
+      const stored = await put;
+      await deleted;
+      assert.deepEqual(await v.readVectors(SPACE, agentId, [factId]), [], `${first} first: no vector outlives its fact`);
+      assert.ok(!(await load(v, SPACE, agentId)).vectors.some((x) => x.id === factId), `${first} first: none loaded`);
+      if (!ON_PG) {
+        // LevelDB: the agent's lock takes them in the order asked, each whole. (On PostgreSQL two
+        // connections race; the tests below hold locks to make each interleaving happen.)
+        assert.deepEqual(ended, first === 'write' ? ['write', 'delete'] : ['delete', 'write'], 'one after the other, in the order asked');
+        assert.deepEqual(stored, first === 'write' ? [factId] : [], first === 'write' ? 'stored, then deleted with its fact' : 'nothing stored of a deleted fact');
+      }
+    }
   });
 
   it('loads thousands of vectors a page at a time, with missing facts and left-over vectors between them', async () => {
@@ -270,23 +346,60 @@ describe('vectors of meaning search: two daemons on one PostgreSQL database', { 
     assert.deepEqual(await stored(), []);
   });
 
-  it('stores no vector of a fact retired while the vector was being written', async () => {
+  it('a vector written while its fact\'s retirement is uncommitted waits for it: none if it commits, stored if it rolls back', async () => {
     const schema = await freshSchema();
-    const store = await openOn(schema);
+    const store = await openOn(schema, silentLogger, PATIENT);
     const agentId = 'racing';
-    const { factId } = await store.addFact({ agentId, content: 'retired meanwhile' });
-    await pgAdmin(async (c) => {
-      // Retired, not yet committed: the write waits for the retirement, then finds the fact no longer current.
+    const vectorsOf = async (id: string) => (await pgAdmin((c) => c.query(`SELECT fact_id FROM ${schema}.fact_vectors WHERE fact_id = $1`, [id]))).rowCount;
+    for (const end of ['COMMIT', 'ROLLBACK'] as const) {
+      const { factId } = await store.addFact({ agentId, content: `retired meanwhile, then ${end}` });
+      const stored = await pgAdmin(async (c) => {
+        await c.query(`SET search_path = ${schema}`);
+        const holder = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+        await c.query('BEGIN');
+        await c.query(`UPDATE facts SET deleted_at = '2024-01-01T00:00:00.000Z', dedup_key = NULL WHERE id = $1`, [factId]);
+        const put = later(store.vectors().putVectors(SPACE, agentId, [{ id: factId, vector: vec(1) }]));
+        // The race, made to happen: the write is seen waiting for the retirement's row lock before it ends.
+        await waitsFor(put, holder, 'INSERT INTO fact_vectors', `the write to wait for the retirement (${end})`);
+        await c.query(end);
+        return put;
+      });
+      if (end === 'COMMIT') {
+        assert.deepEqual(stored, [], 'the write found the fact retired once it could look');
+        assert.equal(await vectorsOf(factId), 0);
+      } else {
+        assert.deepEqual(stored, [factId], 'the retirement rolled back: the fact is current, its vector stored');
+        assert.equal(await vectorsOf(factId), 1);
+      }
+    }
+  });
+
+  it('a retirement that comes while a vector is being written waits for the write, and takes the vector with it', async () => {
+    const schema = await freshSchema();
+    const store = await openOn(schema, silentLogger, PATIENT);
+    const agentId = 'racing';
+    const { factId } = await store.addFact({ agentId, content: 'retired while its vector is written' });
+    const stored = await pgAdmin(async (c) => {
       await c.query(`SET search_path = ${schema}`);
+      // This session's own rows skip the foreign key's check, so that the row below holds no lock on the fact.
+      await c.query('SET session_replication_role = replica');
+      const holder = (await c.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await c.query('BEGIN');
-      await c.query(`UPDATE facts SET deleted_at = '2024-01-01T00:00:00.000Z', dedup_key = NULL WHERE id = $1`, [factId]);
-      const put = store.vectors().putVectors(SPACE, agentId, [{ id: factId, vector: vec(1) }]);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await c.query('COMMIT');
-      assert.deepEqual(await put, []);
+      // A vector row of the fact, not committed: the write checks the fact (and locks it FOR SHARE),
+      // then waits at its insert for this row's fate.
+      await c.query(`INSERT INTO fact_vectors (agent_id, fact_id, space, vec) VALUES ($1, $2, 'held:1', '\\x00000000'::bytea)`, [agentId, factId]);
+      const put = later(store.vectors().putVectors(SPACE, agentId, [{ id: factId, vector: vec(2) }]));
+      const writer = await waitsFor(put, holder, 'INSERT INTO fact_vectors', 'the write to wait between its check and its insert');
+      // The retirement comes now, between the write's check of the fact and its insert.
+      const retiring = later(store.reflect({ agentId, action: 'delete', factId }));
+      await waitsFor(retiring, writer, 'SELECT', 'the retirement to wait for the write that found the fact current');
+      await c.query('ROLLBACK');
+      assert.deepEqual(await retiring, { action: 'delete', factId });
+      return put;
     });
+    assert.deepEqual(stored, [factId], 'the write stored its vector, the fact current when it looked');
     const rows = await pgAdmin((c) => c.query(`SELECT count(*)::int AS n FROM ${schema}.fact_vectors`));
-    assert.deepEqual(rows.rows, [{ n: 0 }]);
+    assert.deepEqual(rows.rows, [{ n: 0 }], 'the retirement, after the write, took the vector with it');
   });
 
   it('asks for a resync once listening is back after it was lost, and not before', async () => {

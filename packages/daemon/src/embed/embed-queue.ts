@@ -160,7 +160,7 @@ export class EmbedQueue {
     const space = this.#embedder.space;
     let claim;
     try {
-      const texts = await this.#store.factTexts(agentId, batch.ids);
+      const texts = await this.#store.textsToEmbed(agentId, batch.ids);
       const live = new Set(texts.map((t) => t.id));
       for (const id of batch.ids) if (!live.has(id)) this.remove(agentId, id);
       if (texts.length === 0) return 'done';

@@ -1,7 +1,8 @@
 /**
  * The embedder seam (docs/embeddings.md): one interface in front of every
  * provider that turns text into vectors. The embedding queue
- * (embed/embed-queue.ts) and search (embed/hybrid-search.ts) use only this.
+ * (embed/embed-queue.ts) and the query vectors of a search
+ * (embed/query-vectors.ts) use only this.
  */
 
 /** Which side of a search a text is on: some models embed the two differently (an instruction or a prefix). */

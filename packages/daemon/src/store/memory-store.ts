@@ -64,7 +64,7 @@ export interface MemoryStore {
   health(): string;
   /** The vectors of meaning search, kept beside the facts (store/vector-store.ts). */
   vectors(): VectorStore;
-  /** Waits for writes in progress, closes export cursors, closes LevelDB. */
+  /** Waits for writes in progress, closes export cursors, then the backend (LevelDB, or PostgreSQL's pools and listener). */
   close(): Promise<void>;
 }
 

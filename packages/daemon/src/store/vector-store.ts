@@ -49,7 +49,7 @@ export interface VectorStore {
   /** The stored vectors of `space` among `ids` (another daemon may have made them). */
   readVectors(space: string, agentId: string, ids: readonly string[]): Promise<StoredVector[]>;
   /** The text to embed of each current fact among `ids`; a fact no longer current is left out. */
-  factTexts(agentId: string, ids: readonly string[]): Promise<Array<{ id: string; text: string }>>;
+  textsToEmbed(agentId: string, ids: readonly string[]): Promise<Array<{ id: string; text: string }>>;
   /**
    * Claims the embedding of `ids` in `space`: on a store that several
    * daemons share, each fact is embedded by one daemon at a time, so a

@@ -7,9 +7,7 @@ import { ResidentIndex } from '../../search/resident-index.js';
 import { countersAt, expectCount } from './count-check.js';
 import { type Db, type Sublevels, guard } from './db.js';
 import { agentRange, splitKey } from './keys.js';
-
-/** Facts per message to the worker; two messages are in flight at most. */
-const CHUNK = 1000;
+import { LOAD_PAGE } from '../index-rules.js';
 
 /**
  * The worker's script (index-worker.ts, which fact-prep-pool.ts runs too): the bundle's sibling when the daemon runs bundled
@@ -67,7 +65,8 @@ export async function buildIndex(db: Db, subs: Sublevels, agentId: string, lengt
     try {
       for (let read = 0; ; ) {
         if (stopped()) return undefined;
-        const chunk = await guard(`read the facts of agent ${agentId}`, () => facts.nextv(CHUNK));
+        // A page is one message to the worker; two are in flight at most.
+        const chunk = await guard(`read the facts of agent ${agentId}`, () => facts.nextv(LOAD_PAGE));
         if (chunk.length === 0) {
           // An index that silently lacked facts would hide them for good.
           expectCount('current facts indexed for search', agentId, read, (await countersAt(subs, agentId, { snapshot })).facts);

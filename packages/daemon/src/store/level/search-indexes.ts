@@ -8,6 +8,7 @@ import { buildIndex } from './index-builder.js';
 import type { ImageStamp, IndexImages } from './index-images.js';
 import { recordKey } from './keys.js';
 import { DEFAULT_INDEX_MEMORY_BYTES } from '../store-config.js';
+import { fitBudget, LoadFailures } from '../index-rules.js';
 
 /** One fact entering (+1) or leaving (-1) an agent's current set, as its batch recorded it. */
 export interface IndexChange {
@@ -23,9 +24,6 @@ function applyChanges(index: ResidentIndex, changes: readonly IndexChange[]): vo
     else index.remove(c.id, c.doc);
   }
 }
-
-/** A failed build is tried again by the first search after this long. */
-const RETRY_AFTER_MS = 60_000;
 
 /** Builds this large (summed length, in units of half a word: search/doc-terms.ts) are logged when they start and end. */
 const LOG_BUILDS_FROM = 50_000 * UNIT;
@@ -115,8 +113,12 @@ export class SearchIndexes {
   readonly #stamps = new Map<string, string>();
   /** Agents whose index differs from their image. */
   readonly #dirty = new Set<string>();
-  /** Agents whose build failed: their searches fail with it (damage stays until a restart; the rest is retried). */
-  readonly #failed = new Map<string, { err: DaemonError; at: number }>();
+  /**
+   * Agents whose build failed: their searches fail with it until the first
+   * search past its wait (index-rules.ts) builds it again; damage stays
+   * until a restart.
+   */
+  readonly #failed = new LoadFailures<DaemonError>((err) => err.code === DaemonErrorCodes.Damaged);
   /** Agents with a batch written or being written whose changes are not applied yet. */
   readonly #pending = new Map<string, number>();
   #running: Promise<void> | undefined;
@@ -207,10 +209,9 @@ export class SearchIndexes {
         this.#used(agentId, index);
         return index;
       }
-      const failed = this.#failed.get(agentId);
-      if (failed !== undefined) {
-        if (failed.err.code === DaemonErrorCodes.Damaged || Date.now() - failed.at < RETRY_AFTER_MS || this.#closed) throw failed.err;
-        this.#failed.delete(agentId);
+      const failed = this.#failed.error(agentId);
+      if (failed !== undefined && !this.#building.has(agentId)) {
+        if (this.#closed || this.#failed.blocking(agentId, Date.now()) !== undefined) throw failed;
         this.#enqueue(agentId, 0);
       }
       const building = this.#building.get(agentId);
@@ -289,12 +290,8 @@ export class SearchIndexes {
    * written, stays.
    */
   #fitBudget(keep: string): void {
-    let total = this.stats().bytes;
+    const total = fitBudget(this.#ready, this.stats().bytes, this.#memoryBudget, keep, (agentId, index) => this.#evict(agentId, index));
     if (total <= this.#memoryBudget) return;
-    for (const [agentId, index] of [...this.#ready]) {
-      if (total <= this.#memoryBudget) return;
-      if (agentId !== keep && this.#evict(agentId, index)) total -= index.memoryBytes;
-    }
     while (this.#pendingBytes > this.#memoryBudget / 2) {
       // The most waiting writes for the least image to read and write.
       let most: string | undefined;
@@ -438,13 +435,14 @@ export class SearchIndexes {
         const index = await buildIndex(this.#db, this.#subs, agentId, length, () => this.#closed);
         if (index !== undefined) {
           applyChanges(index, building.changes);
+          this.#failed.succeeded(agentId);
           this.#ready.set(agentId, index);
           this.#fitBudget(agentId);
           if (large) this.#logger.info('search index built', { agentId, facts: index.facts, postings: index.postings, ms: Date.now() - started });
         }
       } catch (err) {
         const failure = err instanceof DaemonError ? err : storageError(`build the search index of agent ${agentId}`, err);
-        this.#failed.set(agentId, { err: failure, at: Date.now() });
+        this.#failed.failed(agentId, failure, Date.now());
         this.#logger.error('could not build a search index; searches of this agent fail until it is built', { agentId, err });
       } finally {
         this.#building.delete(agentId);
@@ -454,7 +452,7 @@ export class SearchIndexes {
     // Closing: builds that never started end too, so no search waits for them.
     for (const [agentId, building] of this.#building) {
       this.#building.delete(agentId);
-      this.#failed.set(agentId, { err: storageError(`build the search index of agent ${agentId}`, new Error('the store is closing')), at: Date.now() });
+      this.#failed.failed(agentId, storageError(`build the search index of agent ${agentId}`, new Error('the store is closing')), Date.now());
       building.settle();
     }
   }

@@ -109,7 +109,7 @@ export class SupervisedStore implements LevelStore {
       loadVectors: (space, agentId, accept, signal) => this.#read((s) => vectors(s).loadVectors(space, agentId, accept, signal)),
       claimVectors: (space, agentId, ids) => this.#read((s) => vectors(s).claimVectors(space, agentId, ids)),
       readVectors: (space, agentId, ids) => this.#read((s) => vectors(s).readVectors(space, agentId, ids)),
-      factTexts: (agentId, ids) => this.#read((s) => vectors(s).factTexts(agentId, ids)),
+      textsToEmbed: (agentId, ids) => this.#read((s) => vectors(s).textsToEmbed(agentId, ids)),
       readFacts: (agentId, ids) => this.#read((s) => vectors(s).readFacts(agentId, ids)),
       putVectors: (space, agentId, list) => this.#write((s) => vectors(s).putVectors(space, agentId, list)),
       dropVectors: () => this.#write((s) => vectors(s).dropVectors()),

@@ -140,7 +140,7 @@ export class LevelVectors implements VectorStore {
     return out;
   }
 
-  async factTexts(agentId: string, ids: readonly string[]): Promise<Array<{ id: string; text: string }>> {
+  async textsToEmbed(agentId: string, ids: readonly string[]): Promise<Array<{ id: string; text: string }>> {
     return (await this.#facts(agentId, ids)).map((f) => ({ id: f.id, text: f.content }));
   }
 

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
 import { type DocTerms, docTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
+import { fitBudget, LOAD_PAGE, LoadFailures } from '../index-rules.js';
 import type { FactChange } from '../vector-store.js';
+import { PgChangeListener } from './pg-change-listener.js';
 
 /*
  * The daemon's own search indexes of a PostgreSQL store (ADR 0032): one
@@ -12,24 +13,23 @@ import type { FactChange } from '../vector-store.js';
  * that holds a common word.
  *
  * Kept in step with the database, whoever writes it: a trigger on
- * `facts` (migration 2) sends NOTIFY `agent \n id` on the schema's
- * channel for every fact row written, and this daemon LISTENs on a
- * connection of its own. A notification says only which fact changed;
- * the index reads the row (current or not) and adds or removes it, so
- * notifications that arrive late or twice leave the index right. This
- * daemon's own writes are applied as they commit, before they are
- * acknowledged (a search right after an add finds it); their
- * notifications then change nothing.
+ * `facts` (migration 2) sends NOTIFY `agent \n id` for every fact row
+ * written, and this daemon hears them (pg-change-listener.ts). A
+ * notification says only which fact changed; the index reads the row
+ * (current or not) and adds or removes it, so notifications that arrive
+ * late or twice leave the index right. This daemon's own writes are
+ * applied as they commit, before they are acknowledged (a search right
+ * after an add finds it); their notifications then change nothing.
  *
- * An agent's index is loaded by one read of its current facts: at start,
- * the agents written last first, while they fit the memory budget; else
- * on the agent's first search, which waits for the load (a second or two
- * at 100,000 facts; other requests are answered meanwhile, the load
- * yielding every few thousand facts). This daemon's writes during a load
- * are applied to the index before the load ends. Past the budget the
- * least recently used indexes are dropped, to be loaded again when next
- * used. While the listening connection is down, or does not echo a
- * notification of its own (checked every 30 s), notifications may be
+ * An agent's index is loaded a page of facts at a time, in one snapshot
+ * (index-rules.ts): at start, the agents written last first, while they
+ * fit the memory budget; else on the agent's first search, which waits for
+ * the load (other requests are answered between pages). This daemon's
+ * writes during a load are applied to the index before the load ends. The
+ * budget is kept after every change: past it the least recently used
+ * indexes are dropped, to be loaded again when next used. A load that
+ * fails is tried again after a wait that doubles (searches go by SQL
+ * meanwhile). While the listening connection is down, notifications may be
  * missed: every index is dropped, and searches go by SQL (pg-search.ts)
  * until it is back.
  *
@@ -40,21 +40,18 @@ import type { FactChange } from '../vector-store.js';
  * of another daemon's not at all while not listening.
  */
 
-/** Facts indexed between two turns of the event loop while loading. */
-const LOAD_SLICE = 2_000;
 /** Notified facts read by one statement. */
 const READ_BATCH = 1_000;
-/** Wait before the listening connection is made again. */
-const RELISTEN_MS = 1_000;
-/** How long a notification of its own may take to come back. */
-const ECHO_MS = 5_000;
-/** How often the listening connection is checked by a notification of its own. */
-const ECHO_EVERY_MS = 30_000;
-/** Wait before listening again when notifications did not come back. */
-const RELISTEN_DEAF_MS = 60_000;
 
-/** A fact as the index reads it. */
-interface FactText {
+/** What a test may set of {@link PgSearchIndexes}: the page of a load, the listener's echo wait, the clock of load retries. */
+export interface PgSearchIndexesOptions {
+  loadPage?: number;
+  echoMs?: number;
+  now?: () => number;
+}
+
+/** A fact as the index reads it: its row's id, content, tags and context. */
+export interface IndexedFact {
   id: string;
   content: string;
   tags: string[] | null;
@@ -62,7 +59,7 @@ interface FactText {
 }
 
 /** What the index keeps of a fact: its text, tags and context analysed (search/doc-terms.ts). */
-function docOf(f: FactText): DocTerms {
+function docOf(f: IndexedFact): DocTerms {
   return docTerms(f.content, f.tags ?? undefined, f.context ?? undefined);
 }
 
@@ -73,70 +70,78 @@ interface AgentIndex {
   /** Facts another writer changed while the index loaded: read again once it is. */
   pending: string[];
   /** This daemon's own writes while the index loaded: applied as it ends, before a search can use it. */
-  own: Array<{ fact: FactText; current: boolean }>;
+  own: Array<{ fact: IndexedFact; current: boolean }>;
 }
 
 /** The search indexes of one PostgreSQL store. */
 export class PgSearchIndexes {
   readonly #pool: pg.Pool;
-  readonly #connection: pg.ClientConfig;
   readonly #logger: Logger;
   readonly #budget: number;
+  readonly #loadPage: number;
+  readonly #now: () => number;
+  readonly #listener: PgChangeListener;
   /** Least recently used first. */
   #agents = new Map<string, AgentIndex>();
+  /** Agents loaded by the preload and not used since: they stay least recently used. */
+  readonly #preloaded = new Set<string>();
+  /** Agents whose load failed, and when one may be tried again. */
+  readonly #failures = new LoadFailures<Error>();
   /** Facts notified and not yet read, by agent. */
   #notified = new Map<string, Set<string>>();
   #reading: Promise<void> | undefined;
-  #listener: pg.Client | undefined;
-  /** Listening worked once: when it is back after that, changes may have gone unheard. */
-  #heardBefore = false;
   readonly #resyncListeners: Array<() => void> = [];
   #listening = false;
-  /** Settles once the first attempt to listen succeeded or failed: searches wait for it, not after. */
-  #firstAttempt: Promise<void>;
-  #firstSettled!: () => void;
-  #retry: NodeJS.Timeout | undefined;
   #closed = false;
   readonly #changeListeners: Array<(changes: readonly FactChange[]) => void> = [];
 
   /** `budget`: what the indexes may take in memory together, in bytes. */
-  constructor(pool: pg.Pool, connection: pg.ClientConfig, logger: Logger, budget: number) {
+  constructor(pool: pg.Pool, connection: pg.ClientConfig, logger: Logger, budget: number, options: PgSearchIndexesOptions = {}) {
     this.#pool = pool;
-    this.#connection = connection;
     this.#logger = logger;
     this.#budget = budget;
-    this.#firstAttempt = new Promise((resolve) => (this.#firstSettled = resolve));
+    this.#loadPage = options.loadPage ?? LOAD_PAGE;
+    this.#now = options.now ?? Date.now;
+    this.#listener = new PgChangeListener(
+      pool,
+      connection,
+      logger,
+      { onFact: (agentId, id) => this.#notify(agentId, [id]), onUp: (again) => this.#up(again), onDown: () => this.#down() },
+      options.echoMs === undefined ? {} : { echoMs: options.echoMs },
+    );
   }
 
   /** Starts listening, then loading the agents written last; a failure is logged and tried again (searches go by SQL meanwhile). */
   start(): void {
-    void this.#listen();
+    this.#listener.start();
   }
 
   /**
    * The agent's index, loaded and in step, once its load is done; or
    * undefined (search by SQL) while notifications cannot be heard, or
-   * when the load failed.
+   * while a failed load waits to be tried again.
    */
   async index(agentId: string): Promise<ResidentIndex | undefined> {
     // Right after the start the first searches wait for the listener (bounded by its echo's wait),
     // so that a daemon answers alike from its first search on.
-    if (!this.#listening) await this.#firstAttempt;
+    if (!this.#listening) await this.#listener.firstAttempt;
     const entry = this.#entry(agentId);
     if (entry === undefined) return undefined;
     if (entry.index === undefined) await entry.ready;
     return entry.index;
   }
 
-  /** The agent's entry, used now (and its load started), or undefined while not listening. */
+  /** The agent's entry, used now (and its load started), or undefined while not listening or while its failed load waits. */
   #entry(agentId: string): AgentIndex | undefined {
     if (!this.#listening) return undefined;
     let entry = this.#agents.get(agentId);
     if (entry !== undefined) {
       this.#agents.delete(agentId);
       this.#agents.set(agentId, entry);
+      this.#preloaded.delete(agentId);
       return entry;
     }
+    if (this.#failures.blocking(agentId, this.#now()) !== undefined) return undefined;
     const made: AgentIndex = { index: undefined, ready: Promise.resolve(), pending: [], own: [] };
     made.ready = this.#load(agentId, made).catch((err: unknown) => this.#failedLoad(agentId, made, err));
     this.#agents.set(agentId, (entry = made));
@@ -146,7 +151,23 @@ export class PgSearchIndexes {
   #failedLoad(agentId: string, entry: AgentIndex, err: unknown): void {
     if (this.#agents.get(agentId) === entry) this.#agents.delete(agentId);
     if (this.#closed) return;
-    this.#logger.warn('could not load a search index; searching by SQL', { agentId, err });
+    this.#failures.failed(agentId, err instanceof Error ? err : new Error(String(err)), this.#now());
+    this.#logger.warn('could not load a search index; searching by SQL until it is tried again', { agentId, err });
+  }
+
+  /** Listening works: load the agents written last; after a loss, the listeners of changes read what they hold again. */
+  #up(again: boolean): void {
+    this.#listening = true;
+    if (again) this.#resync();
+    this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
+  }
+
+  /** Listening is lost: notifications may be missed from now on, so every index goes, to be loaded again when searched. */
+  #down(): void {
+    this.#listening = false;
+    this.#agents.clear();
+    this.#preloaded.clear();
+    this.#notified.clear();
   }
 
   /** Calls `listener` with the changes to the current facts this daemon makes or hears of. */
@@ -186,7 +207,7 @@ export class PgSearchIndexes {
   }
 
   /** This daemon's own write, as it commits: facts now current, and facts no longer current. */
-  applied(agentId: string, added: readonly FactText[], removed: readonly FactText[]): void {
+  applied(agentId: string, added: readonly IndexedFact[], removed: readonly IndexedFact[]): void {
     if (this.#changeListeners.length > 0) {
       this.#changed([
         ...removed.map((f): FactChange => ({ agentId, id: f.id, sign: -1 })),
@@ -203,6 +224,7 @@ export class PgSearchIndexes {
     }
     for (const f of removed) entry.index.remove(f.id, docOf(f));
     for (const f of added) entry.index.add(f.id, docOf(f));
+    this.#fitBudget(agentId);
   }
 
   /** Indexes loaded, and what they take in memory. */
@@ -219,23 +241,39 @@ export class PgSearchIndexes {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#firstSettled();
-    clearTimeout(this.#retry);
+    await this.#listener.close();
     await this.#reading?.catch(() => undefined);
-    const listener = this.#listener;
-    this.#listener = undefined;
-    await listener?.end().catch(() => undefined);
   }
 
-  /** Reads the agent's current facts and indexes them, yielding to other requests every {@link LOAD_SLICE}. */
+  /**
+   * Reads the agent's current facts a page at a time, in one snapshot (a
+   * read-only REPEATABLE READ transaction: the pages agree), and indexes
+   * them; other requests are served between pages.
+   */
   async #load(agentId: string, entry: AgentIndex): Promise<void> {
-    const { rows } = await this.#pool.query<FactText>('SELECT id, content, tags, context FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL ORDER BY id', [agentId]);
     const index = new ResidentIndex();
     index.beginLoad();
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i]!;
-      index.add(row.id, docOf(row));
-      if (i % LOAD_SLICE === LOAD_SLICE - 1) await new Promise<void>((resolve) => setImmediate(resolve));
+    const client = await this.#pool.connect();
+    let failed: unknown;
+    try {
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      for (let after = ''; ; ) {
+        const { rows } = await client.query<IndexedFact>(
+          'SELECT id, content, tags, context FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL AND id > $2 ORDER BY id LIMIT $3',
+          [agentId, after, this.#loadPage],
+        );
+        for (const row of rows) index.add(row.id, docOf(row));
+        if (rows.length < this.#loadPage) break;
+        after = rows[rows.length - 1]!.id;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      await client.query('COMMIT');
+    } catch (err) {
+      failed = err;
+      throw err;
+    } finally {
+      // A connection that failed mid-transaction goes, rather than back to the pool.
+      client.release(failed instanceof Error ? failed : undefined);
     }
     index.endLoad();
     // This daemon's writes during the load, whether or not its read saw them (add and remove change nothing twice).
@@ -246,40 +284,55 @@ export class PgSearchIndexes {
     }
     if (this.#agents.get(agentId) !== entry) return; // dropped meanwhile (the listener went down)
     entry.index = index;
-    this.#logger.debug('loaded a search index', { agentId, facts: rows.length });
+    this.#failures.succeeded(agentId);
+    this.#logger.debug('loaded a search index', { agentId, facts: index.facts });
     if (entry.pending.length > 0) this.#notify(agentId, entry.pending.splice(0));
     this.#fitBudget(agentId);
   }
 
   /** Drops the least recently used loaded indexes while they take more than the budget, never `keep`. */
   #fitBudget(keep: string): void {
-    let bytes = this.stats().bytes;
-    for (const [agentId, entry] of this.#agents) {
-      if (bytes <= this.#budget) return;
-      if (agentId === keep || entry.index === undefined) continue;
-      bytes -= entry.index.memoryBytes;
-      this.#agents.delete(agentId);
-      this.#logger.debug('dropped a search index past the memory budget', { agentId });
-    }
+    fitBudget(
+      new Map([...this.#agents].map(([agentId, e]) => [agentId, e.index])),
+      this.stats().bytes,
+      this.#budget,
+      keep,
+      (agentId) => {
+        this.#agents.delete(agentId);
+        this.#preloaded.delete(agentId);
+        this.#logger.debug('dropped a search index past the memory budget', { agentId });
+        return true;
+      },
+    );
   }
 
-  /** Loads the agents written last, one at a time, while they fit the budget. */
+  /**
+   * Loads the agents written last, one at a time, while they fit the
+   * budget. Each is then less recently used than the ones before it, and
+   * than every agent used meanwhile: the order is set once, at the end.
+   */
   async #preload(): Promise<void> {
     const { rows } = await this.#pool.query<{ agent_id: string }>(
       'SELECT agent_id FROM facts WHERE dedup_key IS NOT NULL GROUP BY agent_id ORDER BY max(id) DESC',
     );
+    let bytes = this.stats().bytes;
     for (const { agent_id: agentId } of rows) {
-      if (this.#closed || !this.#listening || this.stats().bytes >= this.#budget) return;
+      if (this.#closed || !this.#listening || bytes >= this.#budget) break;
       if (this.#agents.has(agentId)) continue;
       const entry = this.#entry(agentId);
       await entry?.ready;
-      // #entry made it the most recently used; a preloaded agent is not that.
-      const loaded = this.#agents.get(agentId);
-      if (loaded !== undefined && loaded.index !== undefined) {
-        this.#agents.delete(agentId);
-        this.#agents = new Map([[agentId, loaded], ...this.#agents]);
-      }
+      const index = this.#agents.get(agentId)?.index;
+      if (index === undefined) continue;
+      bytes += index.memoryBytes;
+      this.#preloaded.add(agentId);
     }
+    // The preloaded agents not used since go first (least recently used), the one written longest ago first.
+    const first = [...this.#preloaded].reverse().flatMap((agentId) => {
+      const entry = this.#agents.get(agentId);
+      return entry === undefined ? [] : [[agentId, entry] as const];
+    });
+    this.#agents = new Map([...first, ...[...this.#agents].filter(([agentId]) => !this.#preloaded.has(agentId))]);
+    this.#preloaded.clear();
   }
 
   #notify(agentId: string, ids: Iterable<string>): void {
@@ -306,11 +359,11 @@ export class PgSearchIndexes {
         if (entry !== undefined && entry.index === undefined) entry.pending.push(...ids);
         // The listeners hear of every agent's changes; an index only of its own, once loaded.
         if (!listened && entry?.index === undefined) continue;
-        const rows: (FactText & { current: boolean })[] = [];
+        const rows: (IndexedFact & { current: boolean })[] = [];
         try {
           const all = [...ids];
           for (let at = 0; at < all.length; at += READ_BATCH) {
-            const read = await this.#pool.query<FactText & { current: boolean }>(
+            const read = await this.#pool.query<IndexedFact & { current: boolean }>(
               'SELECT id, content, tags, context, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])',
               [agentId, all.slice(at, at + READ_BATCH)],
             );
@@ -341,91 +394,8 @@ export class PgSearchIndexes {
           if (row.current) index.add(row.id, doc);
           else if (index.has(row.id)) index.remove(row.id, doc);
         }
+        this.#fitBudget(agentId);
       }
-    }
-  }
-
-  async #listen(): Promise<void> {
-    if (this.#closed) return;
-    const client = new pg.Client(this.#connection);
-    let retryMs = RELISTEN_MS;
-    let check: NodeJS.Timeout | undefined;
-    const down = (err?: Error): void => {
-      if (this.#listener !== client) return;
-      clearInterval(check);
-      this.#listener = undefined;
-      this.#listening = false;
-      // Notifications may be missed from now on: every index goes, and is loaded again when searched.
-      this.#agents.clear();
-      this.#notified.clear();
-      if (this.#closed) return;
-      if (err !== undefined) this.#logger.warn('lost the connection that hears of changes; searching by SQL until it is back', { reason: err.message });
-      this.#retry = setTimeout(() => void this.#listen(), retryMs);
-      this.#retry.unref();
-    };
-    const expected = new Map<string, () => void>();
-    this.#listener = client;
-    client.on('error', (err) => down(err));
-    client.on('end', () => down());
-    client.on('notification', (msg) => {
-      const payload = msg.payload ?? '';
-      const cut = payload.indexOf('\n');
-      if (cut > 0) this.#notify(payload.slice(0, cut), [payload.slice(cut + 1)]);
-      else if (cut === 0) expected.get(payload.slice(1))?.();
-    });
-    /**
-     * True once a notification of its own, sent through the request pool,
-     * came back on the listening connection within ECHO_MS: a pooler in
-     * transaction mode (PgBouncer) takes LISTEN and delivers nothing, and
-     * a connection whose server vanished without a word delivers nothing
-     * either.
-     */
-    const echoes = async (channel: string): Promise<boolean> => {
-      const token = randomUUID();
-      const back = new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), ECHO_MS);
-        expected.set(token, () => {
-          clearTimeout(timer);
-          resolve(true);
-        });
-      });
-      try {
-        await this.#pool.query('SELECT pg_notify($1, $2)', [channel, `\n${token}`]);
-        return await back;
-      } finally {
-        expected.delete(token);
-      }
-    };
-    try {
-      await client.connect();
-      const { rows } = await client.query<{ channel: string }>("SELECT 'memoryd_' || md5(current_schema()) AS channel");
-      const channel = rows[0]!.channel;
-      await client.query(`LISTEN ${client.escapeIdentifier(channel)}`);
-      if (!(await echoes(channel))) {
-        retryMs = RELISTEN_DEAF_MS;
-        throw new Error(`a notification sent through the pool did not come back within ${ECHO_MS / 1000} s (a connection pooler in transaction mode passes none); searching by SQL`);
-      }
-      if (this.#listener !== client) return;
-      this.#listening = true;
-      this.#firstSettled();
-      if (this.#heardBefore) this.#resync();
-      this.#heardBefore = true;
-      this.#preload().catch((err: unknown) => this.#logger.warn('could not preload the search indexes', { err }));
-      // Asked again now and then: a listening connection can die without a word (a failover behind an address).
-      check = setInterval(() => {
-        echoes(channel)
-          .then((ok) => {
-            if (ok || this.#listener !== client) return;
-            down(new Error(`no notification came back within ${ECHO_MS / 1000} s`));
-            client.end().catch(() => undefined);
-          })
-          .catch(() => undefined); // the request pool is failing: its own requests say so, and the next check asks again
-      }, ECHO_EVERY_MS);
-      check.unref();
-    } catch (err) {
-      down(err as Error);
-      client.end().catch(() => undefined);
-      this.#firstSettled();
     }
   }
 }

@@ -16,7 +16,7 @@ import { claimOrHolder, releaseClaim } from './pg-claims.js';
 import { DEFAULT_PG_TIMEOUTS, EXPORT_CONNECTIONS, REQUEST_CONNECTIONS, isConnectionLoss, isRetryable, openPool, type PgTimeouts, release, sqlState } from './pg-connections.js';
 import { PgExports } from './pg-export.js';
 import { PgHealth } from './pg-health.js';
-import { PgSearchIndexes } from './pg-search-index.js';
+import { type IndexedFact, PgSearchIndexes } from './pg-search-index.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 import { MIGRATION_STATEMENT_MS, migrate } from './pg-schema.js';
 import { searchFacts as searchBySql } from './pg-search.js';
@@ -54,7 +54,7 @@ function checkpointValues(agentId: string, c: StoredCheckpoint): unknown[] {
 }
 
 /** What a search index reads of a fact. */
-function factText(f: StoredFact): { id: string; content: string; tags: string[] | null; context: string | null } {
+function indexedFact(f: StoredFact): IndexedFact {
   return { id: f.id, content: f.content, tags: f.tags ?? null, context: f.context ?? null };
 }
 
@@ -65,8 +65,9 @@ function backoff(attempt: number): Promise<void> {
 
 /**
  * The store on PostgreSQL (ADR 0027, ADR 0031): every write one
- * transaction, dedupe a unique key claimed before the write, search
- * PostgreSQL's full text search. Many daemons may share one database:
+ * transaction, dedupe a unique key claimed before the write, search by
+ * the daemon's own index kept in step by notifications (pg-search-index.ts;
+ * ADR 0032), by SQL while it cannot be. Many daemons may share one database:
  * they see each other's writes at once. A server that restarts or goes
  * away fails the requests on its connections, with the cause, and the
  * pools make new connections when it is back.
@@ -198,7 +199,7 @@ export class PostgresMemoryStore implements MemoryStore {
       added = fact;
       return { factId: id, createdAt };
     });
-    if (added !== undefined) this.#indexes.applied(p.agentId, [factText(added)], []);
+    if (added !== undefined) this.#indexes.applied(p.agentId, [indexedFact(added)], []);
     return result;
   }
 
@@ -293,7 +294,7 @@ export class PostgresMemoryStore implements MemoryStore {
       changed = { added: [next], removed: [old] };
       return { action: 'update' as const, factId: old.id, supersededBy: next.id };
     });
-    this.#indexes.applied(p.agentId, changed.added.map(factText), changed.removed.map(factText));
+    this.#indexes.applied(p.agentId, changed.added.map(indexedFact), changed.removed.map(indexedFact));
     return result;
   }
 
@@ -399,7 +400,7 @@ export class PostgresMemoryStore implements MemoryStore {
       return { imported: store.length, skipped, rejected };
       // Another daemon importing one of these ids meanwhile (23505): run again, and skip it as stored.
     }, (err) => isRetryable(err) || sqlState(err) === '23505');
-    for (const [agentId, facts] of added) this.#indexes.applied(agentId, facts.map(factText), []);
+    for (const [agentId, facts] of added) this.#indexes.applied(agentId, facts.map(indexedFact), []);
     return result;
   }
 

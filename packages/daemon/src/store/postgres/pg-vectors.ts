@@ -176,7 +176,7 @@ export class PgVectors implements VectorStore {
     return out;
   }
 
-  async factTexts(agentId: string, ids: readonly string[]): Promise<Array<{ id: string; text: string }>> {
+  async textsToEmbed(agentId: string, ids: readonly string[]): Promise<Array<{ id: string; text: string }>> {
     return (await this.#facts(agentId, ids)).map((row) => ({ id: row.id, text: row.content }));
   }
 
