@@ -11,11 +11,11 @@
 // why. Skipped, saying so, without a server (PGHOST, PGDATABASE).
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
-import { after, describe, it } from 'node:test';
+import { after, it } from 'node:test';
 import pg from 'pg';
 import { AdminExport, AdminImport, DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, waitFor } from '@memoryd/test-support';
-import { dropSchemas, freshSchema, PG_SKIP, pgAdmin, privateServer } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP, pgAdmin, privateServer } from './helpers/postgres.js';
 import { listedFacts } from './helpers/read-all.js';
 import { makeUlid } from './helpers/shapes.js';
 import { type RpcClient, type RpcResponse, connect } from './helpers/rpc.js';
@@ -39,7 +39,7 @@ async function healthWithin(c: RpcClient, pattern: RegExp, ms: number): Promise<
   return health;
 }
 
-describe('memoryd --store postgres under faults', { skip: PG_SKIP }, () => {
+describeUnless(PG_SKIP, 'memoryd --store postgres under faults', () => {
   after(async () => {
     await cleanupAll();
     await dropSchemas();

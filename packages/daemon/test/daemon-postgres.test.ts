@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, it } from 'node:test';
 import { DaemonStatus, MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, tempDir } from '@memoryd/test-support';
-import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 import { type RpcClient, connect } from './helpers/rpc.js';
 
 /** A daemon on PostgreSQL, its tables in `schema`. */
@@ -19,7 +19,7 @@ function onSchema(schema: string, extra: string[] = []): Parameters<typeof start
   return { args: ['--store', 'postgres', ...extra], env: { PGOPTIONS: `-c search_path=${schema}` }, logLevel: 'info' };
 }
 
-describe('memoryd --store postgres', { skip: PG_SKIP }, () => {
+describeUnless(PG_SKIP, 'memoryd --store postgres', () => {
   after(async () => {
     await cleanupAll();
     await dropSchemas();

@@ -7,10 +7,10 @@
 // until the daemon stops. None of them stops another agent's facts, and
 // nothing is retried that waiting cannot mend.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, it } from 'node:test';
 import { DAEMON_VERSION, type Embedder, EmbedderError, Embeddings, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
 import { hashVector, waitFor, withTimeout } from '@memoryd/test-support';
-import { dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
 import { openTempStore, useStoreCleanup } from './helpers/store.js';
 
 type VectorStore = ReturnType<MemoryStore['vectors']>;
@@ -84,7 +84,7 @@ async function unembedded(store: MemoryStore, agentId: string): Promise<string[]
 
 const numbered = (what: string, n: number) => Array.from({ length: n }, (_, i) => `${what} number ${i + 1}`);
 
-describe('the embedding queue', { skip: SKIP }, () => {
+describeUnless(SKIP, 'the embedding queue', () => {
   it("one agent's batch that always fails does not stop another agent's facts", async () => {
     const store = await freshStore();
     // Every call holding the poisoned text fails as a server error would: retryable, every time.

@@ -8,11 +8,11 @@
 // found. Skipped, saying so, without a server.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { after, it } from 'node:test';
 import { DAEMON_VERSION, type Embedder, Embeddings, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
 import { DaemonStatus, MemoryAdd, type ResultOf } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, type FakeEmbedder, startDaemon, startFakeEmbedder, tempDir, trackCloser, waitFor } from '@memoryd/test-support';
-import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 import { connect, type RpcClient } from './helpers/rpc.js';
 
 /** Bound on the daemons embedding a few dozen facts between them, their rechecks of others' claims (1 s, doubling) included. */
@@ -74,7 +74,7 @@ async function allSettled(schema: string, members: Member[], facts: number): Pro
   );
 }
 
-describe('several daemons on one PostgreSQL database', { skip: PG_SKIP }, () => {
+describeUnless(PG_SKIP, 'several daemons on one PostgreSQL database', () => {
   for (const n of [2, 3]) {
     it(`${n} daemons ask their providers once per fact`, async () => {
       const schema = await freshSchema();

@@ -2,13 +2,12 @@
 // the PostgreSQL store when the PG* variables name a server (.ci/run
 // starts a throwaway one); skipped, saying so, when they do not. Each
 // store gets a schema of its own in that database, dropped at the end.
-import { describe } from 'node:test';
 import { DAEMON_VERSION, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
-import { dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
 import { storeConformance } from './helpers/store-conformance.js';
 
 if (PG_SKIP !== false) {
-  describe('store conformance: postgres', { skip: PG_SKIP }, () => {});
+  describeUnless(PG_SKIP, 'store conformance: postgres', () => {});
 } else {
   const schemas = new Map<MemoryStore, string>();
   const open = async (schema: string): Promise<MemoryStore> => {

@@ -4,12 +4,12 @@
 // a wait that doubles, not by every search; an index loads a page of facts
 // at a time. Skipped, saying so, without a server.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, it } from 'node:test';
 import pg from 'pg';
 import { DAEMON_VERSION, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
 import { waitFor } from '@memoryd/test-support';
 import { PgSearchIndexes, type PgSearchIndexesOptions } from '../dist/store/postgres/pg-search-index.js';
-import { dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
 
 /** The pool as it is, but for `connect`, which `connecting` decides (counted in `connects`). */
 function steered(pool: pg.Pool, connecting: () => 'ok' | 'fail'): { pool: pg.Pool; connects: () => number; loadQueries: () => number } {
@@ -40,7 +40,7 @@ function steered(pool: pg.Pool, connecting: () => 'ok' | 'fail'): { pool: pg.Poo
   return { pool: proxy, connects: () => connects, loadQueries: () => loadQueries };
 }
 
-describe('postgres: the search indexes keep the rules both backends keep', { skip: PG_SKIP }, () => {
+describeUnless(PG_SKIP, 'postgres: the search indexes keep the rules both backends keep', () => {
   const pools: pg.Pool[] = [];
   const indexes: PgSearchIndexes[] = [];
   const stores: MemoryStore[] = [];

@@ -5,12 +5,12 @@
 // nothing), the indexes are never used, search goes by SQL, and a
 // warning says why. Skipped, saying so, without a server.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, it } from 'node:test';
 import pg from 'pg';
 import { DAEMON_VERSION, type Logger, openPostgresStore, silentLogger } from '@memoryd/daemon';
 import { waitFor } from '@memoryd/test-support';
 import { PgSearchIndexes } from '../dist/store/postgres/pg-search-index.js';
-import { dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP } from './helpers/postgres.js';
 
 /** A logger that keeps its warnings. */
 function keeping(): { logger: Logger; warnings: string[] } {
@@ -19,7 +19,7 @@ function keeping(): { logger: Logger; warnings: string[] } {
   return { logger, warnings };
 }
 
-describe('postgres: the search index hears every change, or is not used', { skip: PG_SKIP }, () => {
+describeUnless(PG_SKIP, 'postgres: the search index hears every change, or is not used', () => {
   const pools: pg.Pool[] = [];
   const indexes: PgSearchIndexes[] = [];
   after(async () => {

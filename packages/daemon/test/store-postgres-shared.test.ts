@@ -6,9 +6,9 @@
 // database migrate it once, and a database a newer daemon migrated is
 // refused. Skipped, saying so, without a server (PGHOST, PGDATABASE).
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, it } from 'node:test';
 import { DAEMON_VERSION, DaemonError, DaemonErrorCodes, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
-import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 
 const stores: MemoryStore[] = [];
 
@@ -18,7 +18,7 @@ async function openOn(schema: string): Promise<MemoryStore> {
   return store;
 }
 
-describe('postgres: many daemons, one database', { skip: PG_SKIP }, () => {
+describeUnless(PG_SKIP, 'postgres: many daemons, one database', () => {
   after(async () => {
     for (const store of stores) await store.close();
     await dropSchemas();

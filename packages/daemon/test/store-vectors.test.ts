@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { DAEMON_VERSION, type Embedder, Embeddings, type Logger, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
 import { waitFor } from '@memoryd/test-support';
-import { dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
+import { describeUnless, dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
 import { makeUlid } from './helpers/shapes.js';
 import { openTempStore, useStoreCleanup } from './helpers/store.js';
 
@@ -134,7 +134,7 @@ function last(heard: readonly FactChange[], id: string): number | undefined {
   return undefined;
 }
 
-describe(`vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, { skip: SKIP }, () => {
+describeUnless(SKIP, `vectors of meaning search: ${ON_PG ? 'postgres' : 'level'}`, () => {
   if (!ON_PG) useStoreCleanup();
   after(async () => {
     if (!ON_PG) return;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { describe, it } from 'node:test';
 import pg from 'pg';
 
 const run = promisify(execFile);
@@ -16,6 +17,16 @@ export const PG_SKIP: string | false =
   (process.env['PGHOST'] ?? process.env['PGDATABASE']) === undefined
     ? 'no PostgreSQL server: PGHOST and PGDATABASE are unset (.ci/run starts one)'
     : false;
+
+/**
+ * A suite that needs what `skip` says is missing (PG_SKIP: a server):
+ * without it, one skipped test naming the reason in its place. A skipped
+ * `describe` is not counted in the runner's `# skipped`; a skipped test is.
+ */
+export function describeUnless(skip: string | false, name: string, fn: () => void): void {
+  if (skip === false) describe(name, fn);
+  else it(name, { skip }, () => {});
+}
 
 /** Runs `work` on a connection of its own to the test server. */
 export async function pgAdmin<T>(work: (c: pg.Client) => Promise<T>): Promise<T> {
