@@ -1,3 +1,4 @@
+import { quantizeInt8 } from '../store/int8-vector.js';
 import { VECTOR_KERNEL_WASM } from './vector-kernel-wasm.js';
 
 /** One hit of a vector search: a fact and its cosine similarity to the query (−1 to 1). */
@@ -42,19 +43,17 @@ interface Kernel {
   dotI8(q: number, rows: number, n: number, dims: number, out: number): void;
 }
 
-/** The quantised form of a vector: unit length first, then each component as an int8 of the vector's own scale. */
+/**
+ * The quantised form of a vector (store/int8-vector.ts), written into
+ * `into`; answers what the dot product of two quantised rows is multiplied
+ * by, for each, to give their cosine: its scale over its length.
+ */
 function quantize(vector: Float32Array, into: Int8Array): number {
+  const scale = quantizeInt8(vector, into);
+  if (scale === 0) return 0;
   let norm = 0;
   for (let i = 0; i < vector.length; i++) norm += vector[i]! * vector[i]!;
-  norm = Math.sqrt(norm);
-  let max = 0;
-  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
-  into.fill(0);
-  if (norm === 0 || max === 0) return 0;
-  const step = max / 127;
-  for (let i = 0; i < vector.length; i++) into[i] = Math.round(vector[i]! / step);
-  // The dot product of two quantised rows, times both scales, is their cosine.
-  return step / norm;
+  return scale / Math.sqrt(norm);
 }
 
 /**

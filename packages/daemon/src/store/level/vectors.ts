@@ -7,6 +7,7 @@ import { guard } from './db.js';
 import { toFact } from './facts.js';
 import { agentRange, recordKey, splitKey } from './keys.js';
 import { WriteBatch } from './write-batch.js';
+import { quantizeInt8 } from '../int8-vector.js';
 
 /**
  * A vector as its record holds it: the space, a newline, the scale, a
@@ -16,12 +17,10 @@ import { WriteBatch } from './write-batch.js';
  * quarter of float32's: less to write beside each add and to read at start.
  */
 export function encodeVector(space: string, vector: Float32Array): string {
-  let max = 0;
-  for (let i = 0; i < vector.length; i++) max = Math.max(max, Math.abs(vector[i]!));
-  const scale = max === 0 ? 1 : max / 127;
-  const bytes = Buffer.alloc(vector.length);
-  for (let i = 0; i < vector.length; i++) bytes.writeInt8(Math.round(vector[i]! / scale), i);
-  return `${space}\n${scale}\n${bytes.toString('base64')}`;
+  const values = new Int8Array(vector.length);
+  // A zero vector keeps a scale of 1: a record's scale is never 0.
+  const scale = quantizeInt8(vector, values) || 1;
+  return `${space}\n${scale}\n${Buffer.from(values.buffer, values.byteOffset, values.byteLength).toString('base64')}`;
 }
 
 /** The space and vector of a record; a malformed one is a Decode error naming it. */
