@@ -1,11 +1,14 @@
 // Nothing memoryd ships spins while it waits (issue 29, ADR 0029): a
 // daemon and a memoryd-mcp shim that have served a search and a write,
 // then are left alone, burn no CPU. Read from each process's own CPU time
-// (/proc/PID/stat, utime + stime, Linux) over a window of a few seconds:
-// idle, each uses a clock tick or two (a garbage collection after the
-// answers); the bound, 1% of the window, is a tenth of what a poll of
-// 100 µs per millisecond would use and a hundredth of a spinning process.
-// CPU time, not wall time: a loaded machine slows the window, never
+// (/proc/PID/stat, utime + stime, Linux) over five windows of two seconds.
+// A poll or a spin uses CPU in every window; a one-off burst does not. Idle
+// V8 still collects garbage now and then (its memory reducer runs a full
+// collection about eight seconds after the last one), which on a loaded
+// machine costs up to ten clock ticks in one window. So the median window is
+// judged: at most 1% of it, a tenth of what a poll of 100 µs per
+// millisecond would use and a hundredth of a spinning process.
+// CPU time, not wall time: a loaded machine slows a window, never
 // charges an idle process for it.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,9 +29,19 @@ function cpuMs(pid: number): number {
 
 /** What answering left to finish first (the write's sync, the replies' last callbacks). */
 const SETTLE_MS = 2_000;
-const WINDOW_MS = 8_000;
-/** The share of the window an idle process may use: 1% (80 ms, eight clock ticks, in 8 s). */
+const WINDOW_MS = 2_000;
+const WINDOWS = 5;
+/** The share of a window an idle process may use: 1% (20 ms, two clock ticks, in 2 s). */
 const IDLE_SHARE = 0.01;
+
+interface Window { daemon: number; shim: number; ms: number }
+
+/** The window whose use, as a share of its length, is the median of the five. */
+function medianShare(windows: Window[], who: 'daemon' | 'shim'): { used: number; ms: number } {
+  const sorted = [...windows].sort((a, b) => a[who] / a.ms - b[who] / b.ms);
+  const middle = sorted[Math.floor(sorted.length / 2)]!;
+  return { used: middle[who], ms: middle.ms };
+}
 
 test('an idle daemon and an idle shim burn no CPU while they wait', { skip: !existsSync('/proc/self/stat') && 'no /proc here', timeout: 60_000 }, async () => {
   const daemon = await startDaemon();
@@ -37,14 +50,18 @@ test('an idle daemon and an idle shim burn no CPU while they wait', { skip: !exi
     assertSuccess(shim, 'memory_add', await shim.call('memory_add', { agent_id: 'idle', content: 'the idle test wrote this' }));
     assertSuccess(shim, 'memory_search', await shim.call('memory_search', { agent_id: 'idle', query: 'idle test' }));
     await sleep(SETTLE_MS);
-    const before = { daemon: cpuMs(daemon.pid), shim: cpuMs(shim.pid), at: performance.now() };
-    await sleep(WINDOW_MS);
-    const used = { daemon: cpuMs(daemon.pid) - before.daemon, shim: cpuMs(shim.pid) - before.shim };
-    // The window as it passed: a loaded machine may stretch it, which only lets more ticks by.
-    const window = performance.now() - before.at;
-    const bound = window * IDLE_SHARE;
-    assert.ok(used.daemon <= bound, `the daemon used ${used.daemon} ms of CPU in ${window.toFixed(0)} ms idle (at most ${bound.toFixed(0)})`);
-    assert.ok(used.shim <= bound, `the shim used ${used.shim} ms of CPU in ${window.toFixed(0)} ms idle (at most ${bound.toFixed(0)})`);
+    const windows: Window[] = [];
+    for (let i = 0; i < WINDOWS; i++) {
+      const before = { daemon: cpuMs(daemon.pid), shim: cpuMs(shim.pid), at: performance.now() };
+      await sleep(WINDOW_MS);
+      // The window as it passed: a loaded machine may stretch it, which only lets more ticks by.
+      windows.push({ daemon: cpuMs(daemon.pid) - before.daemon, shim: cpuMs(shim.pid) - before.shim, ms: performance.now() - before.at });
+    }
+    const all = windows.map((w) => `${w.daemon}/${w.shim} ms in ${w.ms.toFixed(0)}`).join(', ');
+    for (const who of ['daemon', 'shim'] as const) {
+      const { used, ms } = medianShare(windows, who);
+      assert.ok(used <= ms * IDLE_SHARE, `the ${who} used ${used} ms of CPU in its median ${ms.toFixed(0)} ms idle window (at most ${(ms * IDLE_SHARE).toFixed(0)}); daemon/shim per window: ${all}`);
+    }
   } finally {
     await shim.close();
     await daemon.stop();
