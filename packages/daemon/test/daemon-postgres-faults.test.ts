@@ -381,16 +381,16 @@ describeUnless(PG_SKIP, 'memoryd --store postgres under faults', () => {
     const d = await startDaemon(onSchema(schema));
     const c = await connect(d.socket);
     await c.ok(MemoryAdd, { agentId: 'newer', content: 'written by this daemon' });
-    // What a newer daemon's migration 5 might do: rename a column and record itself.
+    // What a newer daemon's migration 6 might do: rename a column and record itself.
     await pgAdmin(async (a) => {
       await a.query(`ALTER TABLE ${schema}.facts RENAME COLUMN tags TO labels`);
-      await a.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (5, 1, '99.0.0')`);
+      await a.query(`INSERT INTO ${schema}.memoryd_migrations (version, record_format, daemon_version) VALUES (6, 1, '99.0.0')`);
     });
     const r = await c.call('memory.add', { agentId: 'newer', content: 'written after the migration' });
     assert.equal(r.error?.code, -32010);
-    assert.match(r.error!.message, /read-only: the database's schema is at version 5, newer than this daemon's 4/);
+    assert.match(r.error!.message, /read-only: the database's schema is at version 6, newer than this daemon's 5/);
     const status = await c.ok(DaemonStatus, {});
-    assert.match(status.health, /^read-only: the database's schema is at version 5/);
+    assert.match(status.health, /^read-only: the database's schema is at version 6/);
     const again = await c.call('memory.add', { agentId: 'newer', content: 'another write' });
     assert.match(again.error?.message ?? '', /read-only/);
     assert.equal(d.exit(), undefined);

@@ -48,7 +48,7 @@ for (let i = 0; i < 20000; i++) {
   const text = [];
   for (let n = 8 + Math.floor(rand() * 13); n > 0; n--) text.push(word());
   facts.push(text);
-  index.add('01ARZ3NDEK' + String(1e10 + i).padStart(16, '0'), docTerms(text.join(' ')));
+  index.add('01ARZ3NDEK' + String(1e10 + i).padStart(16, '0'), docTerms({ content: text.join(' '), createdAt: '2026-01-01T00:00:00.000Z' }));
 }
 (await import('node:fs')).appendFileSync(process.env.TRACE_FILE, '\\n' + process.env.TRACE_MARKER + '\\n');
 for (let q = 0; q < 4000; q++) {

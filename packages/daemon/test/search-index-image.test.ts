@@ -13,7 +13,7 @@ const ulid = (i: number) => `01ARZ3NDEK${String(i).padStart(16, '0')}`;
 function doc(rand: () => number): DocTerms {
   const n = 3 + Math.floor(rand() * 12);
   const text = Array.from({ length: n }, () => WORDS[Math.floor(WORDS.length * rand() ** 3)]!).join(' ');
-  return docTerms(text, rand() < 0.2 ? [WORDS[Math.floor(rand() * 50)]!] : undefined);
+  return docTerms({ content: text, tags: rand() < 0.2 ? [WORDS[Math.floor(rand() * 50)]!] : undefined, createdAt: '2026-01-01T00:00:00.000Z' });
 }
 
 function query(rand: () => number): string {

@@ -75,7 +75,7 @@ describe('MaxScore with block bounds', () => {
       // One id in 50 is older than the rest (an import): ordinals then stop following ids.
       const id = i > 50_000 && rand() < 0.02 ? ulid(Math.floor(rand() * 1e9)) : ulid(1e10 + next++ * 1000);
       if (docs.has(id)) continue;
-      const doc = docTerms(text, rand() < 0.1 ? [zipfWord(rand)] : undefined);
+      const doc = docTerms({ content: text, tags: rand() < 0.1 ? [zipfWord(rand)] : undefined, createdAt: '2026-01-01T00:00:00.000Z' });
       p.add(id, doc);
       texts.push(text);
       // Some removals throughout: dead postings in sealed blocks, and lists rebuilt.
@@ -114,7 +114,7 @@ describe('MaxScore with block bounds', () => {
       const n = 4 + Math.floor(rand() * 6);
       const text = Array.from({ length: n }, () => zipfWord(rand)).join(' ');
       const id = ulid(1e10 + i * 1000);
-      const doc = docTerms(text);
+      const doc = docTerms({ content: text, createdAt: '2026-01-01T00:00:00.000Z' });
       p.add(id, doc);
       texts.push(text);
       if (rand() < 0.05 && i > 10) p.removeIfThere(ulid(1e10 + Math.floor(rand() * i) * 1000));
@@ -150,7 +150,7 @@ describe('MaxScore with block bounds', () => {
       const text = picked.join(' ');
       const id = rand() < 0.01 ? ulid(Math.floor(rand() * 1e9)) : ulid(1e10 + i * 1000);
       if (docs.has(id)) continue;
-      const doc = docTerms(text);
+      const doc = docTerms({ content: text, createdAt: '2026-01-01T00:00:00.000Z' });
       p.add(id, doc);
       if (rand() < 0.05) p.removeIfThere(ulid(1e10 + Math.floor(rand() * i) * 1000));
     }
@@ -179,7 +179,7 @@ describe('MaxScore with block bounds', () => {
     const fact = (i: number): void => {
       const text = Array.from({ length: 3 + Math.floor(rand() * 10) }, () => zipfWord(rand)).join(' ');
       const id = ulid(1e10 + i * 1000);
-      const doc = docTerms(text);
+      const doc = docTerms({ content: text, createdAt: '2026-01-01T00:00:00.000Z' });
       p.add(id, doc);
       texts.push(text);
     };
@@ -229,7 +229,7 @@ describe('MaxScore with block bounds', () => {
       }
       const id = rand() < 0.01 ? ulid(Math.floor(rand() * 1e9)) : ulid(1e10 + i * 1000);
       if (docs.has(id)) continue;
-      const doc = docTerms(picked.join(' '));
+      const doc = docTerms({ content: picked.join(' '), createdAt: '2026-01-01T00:00:00.000Z' });
       p.add(id, doc);
       if (rand() < 0.05) p.removeIfThere(ulid(1e10 + Math.floor(rand() * i) * 1000));
     }

@@ -34,7 +34,7 @@ function randomDoc(rand: () => number, id: string): Doc {
   const length = 1 + Math.floor(rand() * 10);
   const words = Array.from({ length }, () => WORDS[Math.floor(WORDS.length * rand() ** 2)]!);
   const tags = rand() < 0.3 ? [WORDS[Math.floor(rand() * WORDS.length)]!] : undefined;
-  return { id, terms: docTerms(words.join(' '), tags) };
+  return { id, terms: docTerms({ content: words.join(' '), tags, createdAt: '2026-01-01T00:00:00.000Z' }) };
 }
 
 function randomQuery(rand: () => number): string {
@@ -184,7 +184,7 @@ describe('ResidentIndex', () => {
     const vocabulary = Array.from({ length: 60 }, (_, i) => `word${i}`);
     for (let i = 0; i < 300; i++) {
       const words = Array.from({ length: 3 + Math.floor(rand() * 10) }, () => vocabulary[Math.floor(rand() * vocabulary.length)]!);
-      const doc = { id: ulid(i), terms: docTerms(words.join(' ')) };
+      const doc = { id: ulid(i), terms: docTerms({ content: words.join(' '), createdAt: '2026-01-01T00:00:00.000Z' }) };
       docs.set(doc.id, doc);
       index.add(doc.id, doc.terms);
     }
@@ -196,7 +196,7 @@ describe('ResidentIndex', () => {
     const index = new ResidentIndex();
     const docs = new Map<string, Doc>();
     const put = (i: number, text: string) => {
-      const doc = { id: ulid(i), terms: docTerms(text) };
+      const doc = { id: ulid(i), terms: docTerms({ content: text, createdAt: '2026-01-01T00:00:00.000Z' }) };
       docs.set(doc.id, doc);
       index.add(doc.id, doc.terms);
     };

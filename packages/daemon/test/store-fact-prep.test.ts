@@ -35,7 +35,7 @@ describe('fact preparation', () => {
           assert.equal(p.doc, undefined);
           continue;
         }
-        assert.deepEqual(unpackDoc(p.doc!), docTerms(fact.content, fact.tags));
+        assert.deepEqual(unpackDoc(p.doc!), docTerms(fact));
       }
     } finally {
       await pool.close();

@@ -14,7 +14,7 @@ import {
   planImport,
   storedFactOf,
   supersededVersion,
-  updateContent,
+  updateChange,
 } from '@memoryd/daemon/store-rules';
 
 const AT = '2026-12-04T10:00:00.000Z';
@@ -41,15 +41,19 @@ describe('fact versions', () => {
     const deleted = deletedVersion(old, '2026-12-06T00:00:00.000Z');
     assert.deepEqual(deleted, { ...old, deletedAt: '2026-12-06T00:00:00.000Z' });
     assert.equal(isCurrent(deleted), false);
-    assert.deepEqual(nextVersion(old, ID2, 'new text', AT), { id: ID2, content: 'new text', tags: ['a'], createdAt: AT });
-    assert.deepEqual(nextVersion({ id: ID, content: 'x', createdAt: AT }, ID2, 'y', AT), { id: ID2, content: 'y', createdAt: AT });
+    assert.deepEqual(nextVersion(old, ID2, { content: 'new text' }, AT), { id: ID2, content: 'new text', tags: ['a'], createdAt: AT });
+    assert.deepEqual(nextVersion({ id: ID, content: 'x', createdAt: AT }, ID2, { content: 'y' }, AT), { id: ID2, content: 'y', createdAt: AT });
+    // Tags alone: the old text with the new tags; [] leaves none.
+    assert.deepEqual(nextVersion(old, ID2, { tags: ['b', 'c'] }, AT), { id: ID2, content: 'old text', tags: ['b', 'c'], createdAt: AT });
+    assert.deepEqual(nextVersion(old, ID2, { tags: [] }, AT), { id: ID2, content: 'old text', createdAt: AT });
     assert.deepEqual(old, { id: ID, content: 'old text', tags: ['a'], createdAt: AT }, 'the old version is not changed in place');
   });
 
   it('asks an update for its text, and says why a fact is not current', () => {
-    assert.equal(updateContent('update', 'text'), 'text');
-    assert.equal(updateContent('delete', 'ignored'), undefined);
-    assert.throws(() => updateContent('update', undefined), (err: unknown) => err instanceof DaemonError && err.code === DaemonErrorCodes.InvalidParams);
+    assert.deepEqual(updateChange({ action: 'update', content: 'text' }), { content: 'text' });
+    assert.deepEqual(updateChange({ action: 'update', tags: [] }), { tags: [] });
+    assert.equal(updateChange({ action: 'delete', content: 'ignored', tags: ['x'] }), undefined);
+    assert.throws(() => updateChange({ action: 'update' }), (err: unknown) => err instanceof DaemonError && err.code === DaemonErrorCodes.InvalidParams);
     const why = (past: Parameters<typeof notCurrentError>[2]) => notCurrentError('ag', ID, past);
     assert.match(why(supersededVersion(old, ID2, AT)).message, new RegExp(`superseded by ${ID2}`));
     assert.match(why(deletedVersion(old, AT)).message, /was deleted/);

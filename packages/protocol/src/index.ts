@@ -10,16 +10,21 @@ export {
   AgentId,
   CheckpointState,
   Content,
+  FilterParams,
+  FilterTags,
   Limit,
   MessageCount,
   PageAfter,
   PageNext,
   Query,
+  Since,
   Tag,
   Tags,
   Timestamp,
   Ulid,
+  Until,
 } from './schemas/primitives.js';
+export { timeBoundMs, type TTimeBound } from './schemas/time-bound.js';
 export {
   AgentSummary,
   Checkpoint,
@@ -29,9 +34,11 @@ export {
   ExportRecord,
   Fact,
   FactRecord,
+  FactVersion,
+  TagCount,
 } from './schemas/records.js';
 export { DaemonHello, DaemonShutdown, DaemonStatus, EmbeddingsStatus } from './methods/daemon.js';
-export { MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from './methods/memory.js';
+export { MemoryAdd, MemoryHistory, MemoryList, MemoryReflect, MemorySearch, MemoryTags } from './methods/memory.js';
 export { CheckpointList, CheckpointResume, CheckpointSave } from './methods/checkpoint.js';
 export { AgentList } from './methods/agent.js';
 export { AdminExport, AdminImport, AdminReembed } from './methods/admin.js';

@@ -5,6 +5,7 @@ import type { InvalidParamsData } from './errors.js';
 import type { MethodDescriptor } from './method.js';
 import { CheckpointRecord, type ExportRecord, FactRecord } from './schemas/records.js';
 import { stateRule, textRule } from './schemas/kinds.js';
+import { timeBoundRule } from './schemas/time-bound.js';
 
 // Each schema is compiled once per process, on first use.
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>();
@@ -43,7 +44,7 @@ function literalChoices(schema: TSchema): string | undefined {
 }
 
 function reasonOf(error: ValueError): string {
-  const rule = textRule(error.schema, error.value) ?? stateRule(error.schema);
+  const rule = textRule(error.schema, error.value) ?? stateRule(error.schema) ?? timeBoundRule(error.schema);
   if (rule !== undefined) return rule;
   if (error.value === null) return 'must not be null (omit an optional field instead)';
   const choices = literalChoices(error.schema);

@@ -29,6 +29,19 @@ export const Capabilities = {
    * @since 1
    */
   embeddings: 'embeddings',
+  /**
+   * `memory.search` and `memory.list` honour `tags`, `since` and `until`,
+   * and `memory.tags` exists; a daemon without it would ignore the
+   * filters, so a client refuses to send them there.
+   * @since 1
+   */
+  filters: 'filters',
+  /**
+   * `memory.history` exists, and `memory.reflect` update takes `tags`
+   * (which a daemon without it would ignore).
+   * @since 1
+   */
+  history: 'history',
 } as const;
 
 /** One of {@link Capabilities}. */

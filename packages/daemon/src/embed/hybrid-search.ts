@@ -25,7 +25,10 @@ export interface HybridSources {
  * (embed/fusion.ts). Without a vector to use (none loaded for the agent,
  * or the query's not had in time) the answer is the lexical one.
  *
- * `lexical(n)` gives the lexical ranking's n best.
+ * `lexical(n)` gives the lexical ranking's n best. A filtered search's
+ * lexical side says which facts pass (`passes`), and the vector side
+ * takes only those; when the store cannot say (`passes: null`), the
+ * answer is the lexical one.
  */
 export async function hybridSearch(
   sources: HybridSources,
@@ -39,10 +42,11 @@ export async function hybridSearch(
   const n = Math.max(limit, CANDIDATES);
   const asked = sources.queries.get(query, known.dimensions);
   const [lex, queryVector] = await Promise.all([lexical(n), asked]);
+  if (lex.passes === null) return lex.facts.slice(0, limit);
   // A load may have replaced the agent's index meanwhile: the newest is scanned.
   const index = sources.vectors.index(agentId);
   if (queryVector === undefined || index === undefined || index.dimensions !== queryVector.length) return lex.facts.slice(0, limit);
-  const scan = index.search(queryVector, n);
+  const scan = index.search(queryVector, n, lex.passes);
   const fused = fuse(
     { hits: lex.facts.map((f) => ({ id: f.id, score: f.score ?? 0 })), fullMatch: lex.fullMatch },
     { ...scan, cosines: index.similarities(queryVector, lex.facts.map((f) => f.id)) },

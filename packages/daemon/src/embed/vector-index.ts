@@ -136,8 +136,11 @@ export class VectorIndex {
    * standard deviation of the query's cosine over the vectors (what a fused
    * search measures a cosine against, embed/fusion.ts): over all of them up
    * to {@link DISTRIBUTION_SAMPLE}, over evenly spaced ones past that.
+   * `accept` (a filtered search's) keeps out of the hits the facts it
+   * refuses, asked only of those good enough to enter; the distribution
+   * stays the agent's.
    */
-  search(query: Float32Array, k: number): VectorScan {
+  search(query: Float32Array, k: number, accept?: (id: string) => boolean): VectorScan {
     if (query.length !== this.dimensions) throw new RangeError(`query of ${query.length} dimensions in an index of ${this.dimensions}`);
     const n = this.#ids.length;
     const empty: VectorScan = { hits: [], count: n, mean: 0, deviation: 0 };
@@ -158,7 +161,7 @@ export class VectorIndex {
       if (k <= 0 || score < threshold || (score === threshold && best.length === k)) continue;
       let at = best.length;
       while (at > 0 && (best[at - 1]!.score < score || (best[at - 1]!.score === score && this.#ids[best[at - 1]!.row]! < this.#ids[row]!))) at--;
-      if (at >= k) continue;
+      if (at >= k || (accept !== undefined && !accept(this.#ids[row]!))) continue;
       best.splice(at, 0, { row, score });
       if (best.length > k) best.pop();
       if (best.length === k) threshold = best[k - 1]!.score;

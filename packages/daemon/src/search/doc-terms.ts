@@ -1,4 +1,5 @@
 import { analyze } from './analyze.js';
+import { tagKeys } from './normal-form.js';
 
 /**
  * Frequencies and lengths are counted in units of half a word, so that
@@ -19,7 +20,7 @@ export const TAG_WEIGHT = 2;
  */
 export const CONTEXT_UNITS = 1;
 
-/** What the index keeps of one fact: its weighted term and word counts. */
+/** What the index keeps of one fact: its weighted term and word counts, and what filters read. */
 export interface DocTerms {
   /** Weighted count of whole words (identifier parts not counted), in units: BM25's document length. */
   length: number;
@@ -27,16 +28,28 @@ export interface DocTerms {
   terms: Map<string, number>;
   /** Weighted occurrences of each unstemmed word, with its term (for prefix matching). */
   surfaces: Map<string, { term: string; frequency: number }>;
+  /** Its tags as filters compare them (search/normal-form.ts), each once. */
+  tagKeys: string[];
+  /** When its version was written: `createdAt` in milliseconds since the epoch. */
+  createdAt: number;
+}
+
+/** What docTerms reads of a fact: a stored version's fields (null read as absent, as PostgreSQL's rows give them). */
+export interface IndexedText {
+  content: string;
+  tags?: readonly string[] | null | undefined;
+  context?: string | null | undefined;
+  createdAt: string;
 }
 
 /**
  * Analyses a fact the one way both the index and the scoring of a
  * candidate see it: content words weigh 1 ({@link UNIT} units), tag
  * words {@link TAG_WEIGHT}, context words half ({@link CONTEXT_UNITS}).
- * Pass a stored fact's `context` when it has one.
  */
-export function docTerms(content: string, tags?: readonly string[], context?: string): DocTerms {
-  const doc: DocTerms = { length: 0, terms: new Map(), surfaces: new Map() };
+export function docTerms(fact: IndexedText): DocTerms {
+  const { content, tags, context } = fact;
+  const doc: DocTerms = { length: 0, terms: new Map(), surfaces: new Map(), tagKeys: tagKeys(tags ?? undefined), createdAt: Date.parse(fact.createdAt) };
   const visit = (weight: number) => (t: { term: string; surface: string; part: boolean }) => {
     if (!t.part) doc.length += weight;
     doc.terms.set(t.term, (doc.terms.get(t.term) ?? 0) + weight);
@@ -49,7 +62,7 @@ export function docTerms(content: string, tags?: readonly string[], context?: st
   for (const tag of tags ?? []) analyze(tag, tagVisit);
   // Context words count in frequency and length; they are not words of the agent's dictionary (a
   // prefix completes to its own words), but a completion counts where it occurs in a context too.
-  if (context !== undefined) {
+  if (context !== undefined && context !== null) {
     analyze(context, (t) => {
       if (!t.part) doc.length += CONTEXT_UNITS;
       doc.terms.set(t.term, (doc.terms.get(t.term) ?? 0) + CONTEXT_UNITS);

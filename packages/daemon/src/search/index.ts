@@ -9,3 +9,5 @@ export { type Completion, MAX_COMPLETIONS, MAX_PREFIX_SCAN, type PrefixPlan, typ
 export { type Hit, ResidentIndex, compareCodePoints } from './resident-index.js';
 export { PostingPool } from './posting-pool.js';
 export { type IndexSnapshot, checksumHolds, decodeImage, encodeImage } from './index-image.js';
+export { type IndexFilter } from './filter-mask.js';
+export { normalForm, tagKeys } from './normal-form.js';

@@ -45,18 +45,32 @@ const search = new WindowSearch();
  * - Threshold. Once k facts are held, the k-th score is the threshold.
  *   Facts are met newest first, so when ids follow ordinals a fact met
  *   later loses a tie: a bound equal to the threshold prunes too.
+ * - Range. Only the ordinals of `range` are searched: a filter's mask
+ *   (`alive`) marks no fact outside it.
  * - Windows. A window whose slots' bounds together cannot reach the
  *   threshold is skipped without decoding anything. Otherwise its weakest
  *   slots whose bounds together cannot reach it are non-essential: only
  *   the others' postings make candidates (window-scoring.ts).
  */
-export function maxScore(slots: readonly Slot[], own: number, prefix: number, k: number, avg: number, facts: FactView, alive: Uint8Array): OrdinalHit[] {
+export function maxScore(
+  slots: readonly Slot[],
+  own: number,
+  prefix: number,
+  k: number,
+  avg: number,
+  facts: FactView,
+  alive: Uint8Array,
+  range: { lo: number; hi: number } = { lo: 0, hi: Infinity },
+): OrdinalHit[] {
   search.begin(slots, own, prefix, k, avg, facts, alive, RETRY);
   try {
+    const lo = range.lo;
     let top = -1;
     for (const slot of slots) for (const reader of slot.readers) top = Math.max(top, reader.top());
     if (k <= 0) top = -1;
-    for (let hi = top; hi >= 0; hi = nextWindow(slots, Math.max(0, hi - WINDOW + 1))) searchWindow(search, Math.max(0, hi - WINDOW + 1), hi);
+    // Only ordinals lo..range.hi may be live (a filter's span): the windows cover them alone.
+    if (top > range.hi) top = nextWindow(slots, range.hi + 1);
+    for (let hi = top; hi >= lo; hi = nextWindow(slots, Math.max(lo, hi - WINDOW + 1))) searchWindow(search, Math.max(lo, hi - WINDOW + 1), hi);
     return search.top.ranked();
   } catch (err) {
     search.reset();

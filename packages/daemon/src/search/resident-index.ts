@@ -2,12 +2,14 @@ import type { AnalysedQuery } from './analyze.js';
 import { Dictionary } from './dictionary.js';
 import type { DocTerms } from './doc-terms.js';
 import { FactIds } from './fact-ids.js';
+import { type IndexFilter, filterMask } from './filter-mask.js';
 import type { IndexSnapshot } from './index-image.js';
 import { maxScore } from './max-score.js';
 import { PostingLists } from './posting-lists.js';
 import { type Completion, planPrefix, planTerms } from './query-plan.js';
 import { idf } from './bm25.js';
 import type { FactView } from './top-k.js';
+import { TagLists } from './tag-lists.js';
 import { atLeast } from './typed-arrays.js';
 import type { Slot } from './window-search.js';
 
@@ -53,6 +55,11 @@ export class ResidentIndex {
   #lengths: Uint32Array = new Uint32Array(64);
   #alive: Uint8Array = new Uint8Array(64);
   #ids = new FactIds();
+  /** Each ordinal's createdAt, in milliseconds (search/filter-mask.ts). */
+  #created: Float64Array = new Float64Array(64);
+  /** Whether createdAt never falls as ordinals rise. */
+  #timeOrdered = true;
+  #tags = new TagLists();
   /** Whether ordinals follow id order (a higher ordinal is a newer fact): ties then compare ordinals. */
   #ordered = true;
   #lists = new PostingLists();
@@ -68,17 +75,31 @@ export class ResidentIndex {
    */
   snapshot(): IndexSnapshot {
     const lists = this.#lists.snapshot();
+    const tags = this.#tags.snapshot();
     const n = this.#count;
     const arrays: IndexSnapshot['arrays'] = {
       lengths: this.#lengths.subarray(0, n),
       alive: this.#alive.subarray(0, n),
       idParts: this.#ids.parts.subarray(0, 3 * n),
       slots: this.#ids.slots,
+      created: this.#created.subarray(0, n),
+      tagOrds: tags.ords,
       ...lists.arrays,
     };
     const meta = lists.meta as { pool: IndexSnapshot['meta']; blocks: IndexSnapshot['meta'] };
     return {
-      meta: { count: n, ordered: this.#ordered, facts: this.#facts, length: this.#length, dead: this.#dead, words: this.#words.entries(), pool: meta.pool, blocks: meta.blocks },
+      meta: {
+        count: n,
+        ordered: this.#ordered,
+        timeOrdered: this.#timeOrdered,
+        facts: this.#facts,
+        length: this.#length,
+        dead: this.#dead,
+        words: this.#words.entries(),
+        tags: tags.meta,
+        pool: meta.pool,
+        blocks: meta.blocks,
+      },
       arrays,
     };
   }
@@ -86,13 +107,27 @@ export class ResidentIndex {
   /** An index from {@link snapshot}'s data (its arrays are used as they are). */
   static restore(s: IndexSnapshot): ResidentIndex {
     const index = new ResidentIndex();
-    const m = s.meta as { count: number; ordered: boolean; facts: number; length: number; dead: number; words: Array<[string, number, string?]>; pool: IndexSnapshot['meta']; blocks: IndexSnapshot['meta'] };
+    const m = s.meta as {
+      count: number;
+      ordered: boolean;
+      timeOrdered: boolean;
+      facts: number;
+      length: number;
+      dead: number;
+      words: Array<[string, number, string?]>;
+      tags: Array<[string, number, number]>;
+      pool: IndexSnapshot['meta'];
+      blocks: IndexSnapshot['meta'];
+    };
     index.#lists = PostingLists.restore({ meta: { pool: m.pool, blocks: m.blocks }, arrays: s.arrays });
     const n = m.count;
     const room = Math.max(64, n);
     index.#lengths = atLeast(s.arrays['lengths'] as Uint32Array, room, (k) => new Uint32Array(k));
     index.#alive = atLeast(s.arrays['alive'] as Uint8Array, room, (k) => new Uint8Array(k));
     index.#ids = new FactIds(atLeast(s.arrays['idParts'] as Float64Array, 3 * room, (k) => new Float64Array(k)), s.arrays['slots'] as Int32Array);
+    index.#created = atLeast(s.arrays['created'] as Float64Array, room, (k) => new Float64Array(k));
+    index.#timeOrdered = m.timeOrdered;
+    index.#tags = TagLists.restore(m.tags, s.arrays['tagOrds'] as Uint32Array);
     index.#count = n;
     index.#ordered = m.ordered;
     index.#facts = m.facts;
@@ -128,8 +163,8 @@ export class ResidentIndex {
    * map entries and objects dominate an agent with a large vocabulary).
    */
   get memoryBytes(): number {
-    const facts = this.#lengths.byteLength + this.#alive.byteLength + this.#ids.parts.byteLength + this.#ids.slots.byteLength;
-    return facts + this.#lists.memoryBytes + WORD_BYTES * this.#words.size;
+    const facts = this.#lengths.byteLength + this.#alive.byteLength + this.#ids.parts.byteLength + this.#ids.slots.byteLength + this.#created.byteLength;
+    return facts + this.#lists.memoryBytes + this.#tags.memoryBytes + WORD_BYTES * this.#words.size;
   }
 
   /** The number of current facts holding `term`. */
@@ -175,14 +210,17 @@ export class ResidentIndex {
     if (this.#dead > 0) this.#renumber();
   }
 
-  #newOrdinal(id: string, length: number): number {
+  #newOrdinal(id: string, length: number, createdAt: number): number {
     const ord = this.#count;
     const need = ord + 1;
     if (need > this.#alive.length) {
       this.#lengths = grown(this.#lengths, need, (n) => new Uint32Array(n));
       this.#alive = grown(this.#alive, need, (n) => new Uint8Array(n));
+      this.#created = atLeast(this.#created, this.#alive.length, (n) => new Float64Array(n));
       this.#ids.ensure(this.#alive.length);
     }
+    this.#created[ord] = createdAt;
+    if (ord > 0 && this.#timeOrdered && !(this.#created[ord - 1]! <= createdAt)) this.#timeOrdered = false;
     this.#count++;
     this.#ids.set(ord, id, this.#count);
     if (ord > 0 && this.#ordered && !this.#ids.older(ord - 1, ord)) this.#ordered = false;
@@ -196,7 +234,8 @@ export class ResidentIndex {
   /** Indexes a fact that became current; false if it already is (nothing changes). */
   add(id: string, doc: DocTerms): boolean {
     if (this.has(id)) return false;
-    const ord = this.#newOrdinal(id, doc.length);
+    const ord = this.#newOrdinal(id, doc.length, doc.createdAt);
+    this.#tags.add(ord, doc.tagKeys);
     for (const [term, frequency] of doc.terms) this.#lists.post(term, ord, frequency, doc.length, this.#lengths);
     const loading = this.#lists.loading;
     for (const [surface, { term }] of doc.surfaces) this.#words.add(surface, term, loading);
@@ -212,6 +251,7 @@ export class ResidentIndex {
     this.#facts--;
     this.#length -= this.#lengths[ord]!;
     this.#dead++;
+    this.#tags.remove(doc.tagKeys);
     for (const [term, frequency] of doc.terms) this.#lists.unpost(term, frequency, this.#alive, this.#lengths);
     for (const surface of doc.surfaces.keys()) this.#words.remove(surface);
     if (this.#dead > 1024 && this.#dead > this.#facts) this.#renumber();
@@ -229,11 +269,18 @@ export class ResidentIndex {
     live.sort((a, b) => (this.#ids.older(a, b) ? -1 : this.#ids.older(b, a) ? 1 : 0));
     const map = new Uint32Array(this.#count);
     const lengths = new Uint32Array(Math.max(64, live.length));
+    const created = new Float64Array(lengths.length);
+    let timeOrdered = true;
     live.forEach((ord, to) => {
       map[ord] = to;
       lengths[to] = this.#lengths[ord]!;
+      created[to] = this.#created[ord]!;
+      if (to > 0 && !(created[to - 1]! <= created[to]!)) timeOrdered = false;
     });
     this.#lists.renumber(this.#alive, map, lengths);
+    this.#tags.renumber(this.#alive, map);
+    this.#created = created;
+    this.#timeOrdered = timeOrdered;
     this.#ids = this.#ids.renumbered(live, lengths.length);
     this.#count = live.length;
     this.#lengths = lengths;
@@ -265,16 +312,48 @@ export class ResidentIndex {
   }
 
   /**
+   * Whether `id` is a current fact here that passes `filter`: read from
+   * the index as it is now, so a fused search may ask long after the
+   * lexical search it joins.
+   */
+  passes(id: string, filter: IndexFilter): boolean {
+    const ord = this.#ids.find(id, this.#alive);
+    if (ord < 0) return false;
+    const at = this.#created[ord]!;
+    if ((filter.since !== undefined && at < filter.since) || (filter.until !== undefined && !(at < filter.until))) return false;
+    for (const key of filter.tags ?? []) {
+      const list = this.#tags.get(key);
+      if (list === undefined || !list.holds(ord)) return false;
+    }
+    return true;
+  }
+
+  /** The tags of the current facts (their keys, search/normal-form.ts) with how many carry each. */
+  tagCounts(): Array<{ tag: string; count: number }> {
+    return this.#tags.counts();
+  }
+
+  /**
    * The `k` best current facts for the query, best first, ties newest
    * first: the same facts and scores as planning the query with
    * query-plan.ts and ranking every fact by scoreDoc, found by MaxScore
    * with block bounds (search/max-score.ts), which skips most postings of
-   * common words.
+   * common words. With a filter, the `k` best of the facts that pass it,
+   * scored as without (the agent's statistics, not the filtered ones'):
+   * the search reads a mask of them instead of the liveness, within the
+   * ordinals they span (search/filter-mask.ts).
    */
-  search(query: AnalysedQuery, k: number): Hit[] {
+  search(query: AnalysedQuery, k: number, filter?: IndexFilter): Hit[] {
     const n = this.#facts;
     const plan = planTerms(query, n, this.#length, (t) => this.df(t));
     if (plan === undefined) return [];
+    let alive = this.#alive;
+    let range: { lo: number; hi: number } | undefined;
+    if (filter !== undefined) {
+      const passing = filterMask({ count: this.#count, alive, created: this.#created, timeOrdered: this.#timeOrdered, tags: this.#tags }, filter);
+      if (passing.range === undefined) return [];
+      ({ mask: alive, range } = passing);
+    }
     const prefix = query.prefix === undefined ? undefined : planPrefix(plan, query, n, this.complete(query.prefix.surface));
     const avg = plan.model.avgLength;
     const slots: Slot[] = [];
@@ -289,6 +368,6 @@ export class ResidentIndex {
       slots.push(this.#lists.prefixSlot(prefix.terms, prefix.listWeight, avg, this.#lengths));
     }
     const view: FactView = { lengths: this.#lengths, ordered: this.#ordered, older: (a, b) => (this.#ordered ? a < b : this.#ids.older(a, b)) };
-    return maxScore(slots, own, prefixSlot, k, avg, view, this.#alive).map((h) => ({ id: this.#ids.text(h.ord), score: h.score }));
+    return maxScore(slots, own, prefixSlot, k, avg, view, alive, range).map((h) => ({ id: this.#ids.text(h.ord), score: h.score }));
   }
 }

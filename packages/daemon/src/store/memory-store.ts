@@ -6,9 +6,11 @@ import type {
   CheckpointResume,
   CheckpointSave,
   MemoryAdd,
+  MemoryHistory,
   MemoryList,
   MemoryReflect,
   MemorySearch,
+  MemoryTags,
   ParamsOf,
   ResultOf,
 } from '@memoryd/protocol';
@@ -22,6 +24,13 @@ import type { VectorStore } from './vector-store.js';
  */
 export interface LexicalResult extends ResultOf<typeof MemorySearch> {
   fullMatch?: number;
+  /**
+   * Given only for a filtered search: whether a fact (by id) passes the
+   * filter, for the vector side of a fused search; null when the store
+   * cannot tell by id (PostgreSQL answering by SQL), and the fused search
+   * is then lexical.
+   */
+  passes?: ((id: string) => boolean) | null;
 }
 
 /** Counts of `daemon.status`. */
@@ -50,6 +59,10 @@ export interface MemoryStore {
   searchFacts(p: ParamsOf<typeof MemorySearch>): Promise<LexicalResult>;
   listFacts(p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>>;
   reflect(p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>>;
+  /** `memory.history`: every version of the fact's chain, oldest first (store/rules/fact-history.ts). */
+  history(p: ParamsOf<typeof MemoryHistory>): Promise<ResultOf<typeof MemoryHistory>>;
+  /** `memory.tags`: the tags of the agent's current facts, normalised, with their counts. */
+  tags(p: ParamsOf<typeof MemoryTags>): Promise<ResultOf<typeof MemoryTags>>;
   saveCheckpoint(p: ParamsOf<typeof CheckpointSave>): Promise<ResultOf<typeof CheckpointSave>>;
   resumeCheckpoint(p: ParamsOf<typeof CheckpointResume>): Promise<ResultOf<typeof CheckpointResume>>;
   listCheckpoints(p: ParamsOf<typeof CheckpointList>): Promise<ResultOf<typeof CheckpointList>>;

@@ -12,6 +12,7 @@ import {
   type Completion,
   type DocTerms,
   type Hit,
+  type IndexFilter,
   MAX_PREFIX_SCAN,
   PREFIX_WEIGHT,
   type QueryModel,
@@ -94,8 +95,28 @@ export class ReferenceIndex {
     return words.slice(0, MAX_PREFIX_SCAN).map((w) => ({ ...this.#words.get(w)! }));
   }
 
-  /** The k best current facts for the query, best first, ties newest first. */
-  search(query: AnalysedQuery, k: number): Hit[] {
+  /** Whether a current fact passes a filter: every tag among its keys, its time in [since, until). */
+  passes(id: string, filter: IndexFilter): boolean {
+    const slot = this.#slotOf.get(id);
+    const doc = slot === undefined ? undefined : this.#docs[slot];
+    if (doc === undefined) return false;
+    if (filter.since !== undefined && doc.createdAt < filter.since) return false;
+    if (filter.until !== undefined && doc.createdAt >= filter.until) return false;
+    return (filter.tags ?? []).every((t) => doc.tagKeys.includes(t));
+  }
+
+  /** Each tag key of the current facts, and how many carry it. */
+  tagCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const doc of this.#docs) if (doc !== undefined) for (const t of doc.tagKeys) counts.set(t, (counts.get(t) ?? 0) + 1);
+    return counts;
+  }
+
+  /**
+   * The k best current facts for the query, best first, ties newest first;
+   * with a filter, the k best of those that pass it (scored over all).
+   */
+  search(query: AnalysedQuery, k: number, filter?: IndexFilter): Hit[] {
     const plan = planTerms(query, this.#facts, this.#length, (t) => this.#df.get(t) ?? 0);
     if (plan === undefined) return [];
     const prefix = query.prefix === undefined ? undefined : planPrefix(plan, query, this.#facts, this.complete(query.prefix.surface));
@@ -106,7 +127,7 @@ export class ReferenceIndex {
       if (p !== undefined) for (let i = 0; i < p.facts.length; i++) this.#add(p.facts[i]!, idf, p.frequencies[i]!, model.avgLength);
     }
     if (prefix !== undefined) this.#addPrefix(prefix.terms, model);
-    const hits = this.#best(k);
+    const hits = this.#best(k, filter === undefined ? undefined : (slot) => this.passes(this.#ids[slot]!, filter));
     for (const h of hits) {
       const again = scoreDoc(this.#docs[this.#slotOf.get(h.id)!]!, model);
       if (again !== h.score) throw new Error(`the reference disagrees with scoreDoc on ${h.id}: ${h.score} against ${again}`);
@@ -161,7 +182,7 @@ export class ReferenceIndex {
   }
 
   /** The k best of the scored facts (scores above 0), best first, ties by the higher id. */
-  #best(k: number): Hit[] {
+  #best(k: number, passes?: (slot: number) => boolean): Hit[] {
     const worse = (a: Hit, b: Hit) => (a.score !== b.score ? a.score < b.score : a.id < b.id);
     // A min-heap of the k best so far, the worst at its root.
     const heap: Hit[] = [];
@@ -180,7 +201,7 @@ export class ReferenceIndex {
     for (let i = 0; i < this.#touchedCount; i++) {
       const slot = this.#touched[i]!;
       const score = this.#sums[slot]!;
-      if (!(score > 0) || k <= 0) continue;
+      if (!(score > 0) || k <= 0 || (passes !== undefined && !passes(slot))) continue;
       const hit = { id: this.#ids[slot]!, score };
       if (heap.length < k) {
         heap.push(hit);

@@ -3,7 +3,7 @@ import { AdminExport, AdminImport, AdminReembed } from './admin.js';
 import { AgentList } from './agent.js';
 import { CheckpointList, CheckpointResume, CheckpointSave } from './checkpoint.js';
 import { DaemonHello, DaemonShutdown, DaemonStatus } from './daemon.js';
-import { MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from './memory.js';
+import { MemoryAdd, MemoryHistory, MemoryList, MemoryReflect, MemorySearch, MemoryTags } from './memory.js';
 
 /** Every method of protocol version 1, in the order of docs/protocol.md "Methods". */
 export const Methods = [
@@ -13,6 +13,8 @@ export const Methods = [
   MemorySearch,
   MemoryList,
   MemoryReflect,
+  MemoryHistory,
+  MemoryTags,
   CheckpointSave,
   CheckpointResume,
   CheckpointList,

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { Limits } from '../limits.js';
 import { defineMethod } from '../method.js';
-import { AgentId, PageAfter, PageNext, Content, Limit, Query, Tags, Timestamp, Ulid } from '../schemas/primitives.js';
-import { Fact } from '../schemas/records.js';
+import { AgentId, PageAfter, PageNext, Content, FilterParams, Limit, Query, Tag, Tags, Timestamp, Ulid } from '../schemas/primitives.js';
+import { Fact, FactVersion, TagCount } from '../schemas/records.js';
 
 /**
  * Stores a fact. Idempotent on content: when the agent already holds a
@@ -31,13 +32,18 @@ export const MemoryAdd = defineMethod(
   'Stores a fact; adding text the agent already holds returns the existing id with duplicate: true.',
 );
 
-/** Searches the agent's current facts: any query word, best (BM25) first. */
+/**
+ * Searches the agent's current facts: any query word, best (BM25) first.
+ * With filters (capability `filters`), the best `limit` of the facts that
+ * pass them: exact, never a filtered top-k.
+ */
 export const MemorySearch = defineMethod(
   'memory.search',
   Type.Object({
     agentId: AgentId,
     query: Query,
     limit: Type.Optional(Limit),
+    ...FilterParams,
   }),
   Type.Object({
     facts: Type.Array(Fact, { description: 'Best first; each with its score.' }),
@@ -45,13 +51,14 @@ export const MemorySearch = defineMethod(
   'Current facts matching any query word, ranked by BM25 over content and tags, best first.',
 );
 
-/** Pages through the agent's current facts, oldest first. */
+/** Pages through the agent's current facts, oldest first; with filters, only those that pass. */
 export const MemoryList = defineMethod(
   'memory.list',
   Type.Object({
     agentId: AgentId,
     after: Type.Optional(PageAfter),
     limit: Type.Optional(Limit),
+    ...FilterParams,
   }),
   Type.Object({
     facts: Type.Array(Fact),
@@ -61,9 +68,10 @@ export const MemoryList = defineMethod(
 );
 
 /**
- * Updates or deletes a current fact. Update stores the new text as a new
- * fact that supersedes the old one (kept as history); delete removes the
- * fact from search and list.
+ * Updates or deletes a current fact. Update stores the new version (new
+ * text, new tags or both) as a new fact that supersedes the old one (kept
+ * as history); delete removes the fact from search and list. `tags`
+ * replaces the tags (capability `history`); without it the old tags stay.
  */
 export const MemoryReflect = defineMethod(
   'memory.reflect',
@@ -72,11 +80,42 @@ export const MemoryReflect = defineMethod(
     action: Type.Union([Type.Literal('update'), Type.Literal('delete')]),
     factId: Ulid,
     content: Type.Optional(Content),
+    tags: Type.Optional(
+      Type.Array(Tag, { maxItems: Limits.tagsMaxItems, description: 'Update only: the new version\'s tags, replacing the old ones ([] removes them all). At most 32.' }),
+    ),
   }),
   Type.Object({
     action: Type.Union([Type.Literal('update'), Type.Literal('delete')]),
     factId: Ulid,
     supersededBy: Type.Optional(Ulid),
   }),
-  'Updates (content required; returns supersededBy, the new fact) or deletes a current fact.',
+  'Updates (content, tags or both; returns supersededBy, the new fact) or deletes a current fact.',
+);
+
+/**
+ * Every version of a fact (capability `history`): the versions that led to
+ * the one asked for and those that followed it, oldest first.
+ */
+export const MemoryHistory = defineMethod(
+  'memory.history',
+  Type.Object({
+    agentId: AgentId,
+    factId: Ulid,
+  }),
+  Type.Object({
+    versions: Type.Array(FactVersion, { description: 'Oldest first: the whole chain through factId, ending at the current version or the deleted one.' }),
+  }),
+  'Every version of a fact, oldest first, whether factId is current, superseded or deleted.',
+);
+
+/** The agent's tags with how many current facts carry each (capability `filters`). */
+export const MemoryTags = defineMethod(
+  'memory.tags',
+  Type.Object({
+    agentId: AgentId,
+  }),
+  Type.Object({
+    tags: Type.Array(TagCount, { description: 'Most used first, then by tag.' }),
+  }),
+  'The tags of the agent\'s current facts, normalised, with how many facts carry each.',
 );

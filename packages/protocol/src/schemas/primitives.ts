@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { Limits } from '../limits.js';
 import { State, Text } from './kinds.js';
+import { TimeBound } from './time-bound.js';
 
 /**
  * An agent's id: 1–128 characters of `[A-Za-z0-9._:@-]`, case-sensitive
@@ -91,3 +92,23 @@ export const PageNext = Type.String({
   pattern: Ulid.pattern,
   description: 'Present only when more items follow; pass it back as `after`.',
 });
+
+/** `tags` of a filter: facts carrying every one of them (each compared normalised, as dedupe compares texts). */
+export const FilterTags = Type.Array(Tag, {
+  minItems: 1,
+  maxItems: Limits.tagsMaxItems,
+  description: 'Only facts carrying every one of these tags (compared after NFC, case folding, trimming and collapsing white space). 1-32 tags.',
+});
+
+/** `since` of a filter: the earliest `createdAt` that passes (inclusive). */
+export const Since = TimeBound('Only facts whose current version was written at or after this RFC 3339 time (their createdAt), e.g. 2026-12-01T00:00:00Z.');
+
+/** `until` of a filter: the first `createdAt` that no longer passes (exclusive). */
+export const Until = TimeBound('Only facts whose current version was written before this RFC 3339 time (their createdAt); exclusive.');
+
+/** The filters of `memory.search` and `memory.list` (capability `filters`), all optional and ANDed. */
+export const FilterParams = {
+  tags: Type.Optional(FilterTags),
+  since: Type.Optional(Since),
+  until: Type.Optional(Until),
+};

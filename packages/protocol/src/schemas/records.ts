@@ -16,6 +16,29 @@ export const Fact = Type.Object({
 });
 export type Fact = Static<typeof Fact>;
 
+/**
+ * One version of a fact as `memory.history` returns it: a version with
+ * `supersededBy` was replaced by that fact at `updatedAt`; one with
+ * `deletedAt` was deleted then; one with neither is current.
+ */
+export const FactVersion = Type.Object({
+  id: Ulid,
+  content: Type.String(),
+  tags: Type.Optional(Type.Array(Type.String())),
+  createdAt: Timestamp,
+  updatedAt: Type.Optional(Timestamp),
+  supersededBy: Type.Optional(Ulid),
+  deletedAt: Type.Optional(Timestamp),
+});
+export type FactVersion = Static<typeof FactVersion>;
+
+/** A tag, normalised, and how many of the agent's current facts carry it. */
+export const TagCount = Type.Object({
+  tag: Type.String({ description: 'The tag normalised: NFC, case folded, trimmed, white space collapsed.' }),
+  count: Type.Integer({ minimum: 1 }),
+});
+export type TagCount = Static<typeof TagCount>;
+
 /** A saved checkpoint, whole. */
 export const Checkpoint = Type.Object({
   id: Ulid,

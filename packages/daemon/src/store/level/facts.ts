@@ -18,6 +18,8 @@ import { contentHash } from '../rules/dedupe-key.js';
 import { WriteBatch, commit } from './write-batch.js';
 
 import { toFact } from '../rules/records.js';
+import { factFilter, passesFilter } from '../rules/fact-filter.js';
+import type { IndexFilter } from '../../search/filter-mask.js';
 
 export { toFact };
 
@@ -85,6 +87,8 @@ function decodeCurrentEntry(key: string, text: string): StoredFact {
  */
 export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
   const limit = p.limit ?? Limits.limitDefault;
+  const filter = factFilter(p);
+  if (filter !== undefined) return listFiltered(ctx, p, filter, limit);
   const range = agentRange(p.agentId, p.after);
   // One more than asked tells whether a next page exists.
   const check = { agentId: p.agentId, fromStart: p.after === undefined, asked: limit + 1, what: 'current facts listed', count: (s: AgentStats) => s.facts };
@@ -94,4 +98,37 @@ export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList
   const facts = entries.slice(0, limit).map(([key, text]) => toFact(decodeCurrentEntry(key, text)));
   const last = facts[facts.length - 1];
   return entries.length > limit && last !== undefined ? { facts, next: last.id } : { facts };
+}
+
+/** Facts a filtered list reads per step of its scan. */
+const FILTER_SCAN = 256;
+
+/**
+ * A filtered `memory.list`: the current facts after `after` are read in
+ * id order, a step at a time, until a page and one more pass the filter
+ * or none are left.
+ */
+async function listFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, filter: IndexFilter, limit: number): Promise<ResultOf<typeof MemoryList>> {
+  const facts: Fact[] = [];
+  let more = false;
+  const iterator = ctx.subs.fact.iterator(agentRange(p.agentId, p.after));
+  try {
+    while (!more) {
+      const entries = await guard(`list facts of agent ${p.agentId}`, () => iterator.nextv(FILTER_SCAN));
+      if (entries.length === 0) break;
+      for (const [key, text] of entries) {
+        const fact = decodeCurrentEntry(key, text);
+        if (!passesFilter(filter, fact)) continue;
+        if (facts.length === limit) {
+          more = true;
+          break;
+        }
+        facts.push(toFact(fact));
+      }
+    }
+  } finally {
+    await guard('close a fact iterator', () => iterator.close());
+  }
+  const last = facts[facts.length - 1];
+  return more && last !== undefined ? { facts, next: last.id } : { facts };
 }

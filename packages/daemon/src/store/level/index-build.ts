@@ -57,7 +57,7 @@ export async function ensureIndex(db: Db, subs: Sublevels, sync: boolean, logger
         const fact = decodeFact(`fact ${id} of agent ${agentId}`, text, id);
         const s = statsOf(agentId);
         s.facts += 1;
-        s.length += docTerms(fact.content, fact.tags, fact.context).length;
+        s.length += docTerms(fact).length;
       }
       const before = facts;
       facts += entries.length;

@@ -33,7 +33,7 @@ export class IndexEdits {
   }
 
   #apply(agentId: string, fact: StoredFact, sign: 1 | -1): void {
-    const doc = docTerms(fact.content, fact.tags, fact.context);
+    const doc = docTerms(fact);
     this.#batch.count(agentId, sign, 0, sign * doc.length);
     this.#batch.indexed(agentId, { id: fact.id, doc, sign });
   }

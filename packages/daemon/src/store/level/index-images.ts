@@ -11,7 +11,7 @@ import { readWholeFile } from './read-whole-file.js';
  * What an image was made by: its layout and the analysis of its terms. An
  * image of another version is rebuilt, never read.
  */
-export const ImageVersion = `index image 3, analysis ${ANALYSIS_VERSION}`;
+export const ImageVersion = `index image 4, analysis ${ANALYSIS_VERSION}`;
 
 /** A prefetched image no search has asked for is dropped after this long. */
 const PREFETCH_KEEP_MS = 60_000;

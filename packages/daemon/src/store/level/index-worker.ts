@@ -49,7 +49,7 @@ port.on('message', (m: BuildRequest | PrepareRequest) => {
       for (let i = 0; i < m.ids.length; i++) {
         const id = m.ids[i]!;
         const fact = decodeFact(`fact ${id} of agent ${m.agentId}`, m.texts[i]!, id);
-        index.add(fact.id, docTerms(fact.content, fact.tags, fact.context));
+        index.add(fact.id, docTerms(fact));
       }
       port.postMessage({ type: 'ack' } satisfies BuildReply);
       return;

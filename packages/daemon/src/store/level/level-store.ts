@@ -4,6 +4,7 @@ import type { StoreContext } from './context.js';
 import { guard } from './db.js';
 import { ExportCursors } from './export-cursors.js';
 import { addFact, listFacts } from './facts.js';
+import { history, tags } from './history.js';
 import { importRecords } from './import.js';
 import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
 import { reflect } from './reflect.js';
@@ -43,6 +44,14 @@ export class LevelMemoryStore implements MemoryStore {
 
   reflect(p: Params<'reflect'>): Result<'reflect'> {
     return this.#write(() => reflect(this.#ctx, p));
+  }
+
+  history(p: Params<'history'>): Result<'history'> {
+    return history(this.#ctx, p);
+  }
+
+  tags(p: Params<'tags'>): Result<'tags'> {
+    return tags(this.#ctx, p);
   }
 
   saveCheckpoint(p: Params<'saveCheckpoint'>): Result<'saveCheckpoint'> {

@@ -7,7 +7,7 @@ import { IndexEdits } from './index-edits.js';
 import { readClaimant, readCurrentFact, readPastFact } from './facts.js';
 import { recordKey } from './keys.js';
 import { contentHash } from '../rules/dedupe-key.js';
-import { deletedVersion, nextVersion, notCurrentError, supersededVersion, updateContent } from '../rules/fact-versions.js';
+import { changedContent, deletedVersion, nextVersion, notCurrentError, supersededVersion, updateChange } from '../rules/fact-versions.js';
 import { WriteBatch, commit } from './write-batch.js';
 
 /** The not_found error for a fact that is not current, saying why. */
@@ -35,14 +35,15 @@ async function retire(
 }
 
 /**
- * `memory.reflect`. Update: the new text becomes a new fact (new id, the
- * old fact's tags) that supersedes the old one, which stays as history;
- * when another current fact already holds the new text, the old fact is
- * superseded by that one instead of making a copy. Delete: the fact leaves
- * search and list and stays as history with `deletedAt`.
+ * `memory.reflect`. Update: the new text and tags (the old ones where the
+ * update brings none) become a new fact (new id) that supersedes the old
+ * one, which stays as history; when another current fact already holds
+ * the new text, the old fact is superseded by that one instead of making
+ * a copy, and that fact keeps its own tags. Delete: the fact leaves search
+ * and list and stays as history with `deletedAt`.
  */
 export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflect>): Promise<ResultOf<typeof MemoryReflect>> {
-  const content = updateContent(p.action, p.content);
+  const change = updateChange(p);
   return ctx.lock.run([p.agentId], async () => {
     const old = await readCurrentFact(ctx, p.agentId, p.factId);
     if (old === undefined) throw await notCurrent(ctx, p.agentId, p.factId);
@@ -59,12 +60,12 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
       await commit(ctx, batch, what);
     };
 
-    if (content === undefined) {
+    if (change === undefined) {
       await retireAlone(deletedVersion(old, new Date().toISOString()));
       return { action: 'delete', factId: old.id };
     }
 
-    const hash = contentHash(content);
+    const hash = contentHash(changedContent(old, change));
     const holder = (await dedup.claimants(p.agentId, hash)).find((id) => id !== old.id);
     if (holder !== undefined) {
       await readClaimant(ctx, p.agentId, holder);
@@ -74,7 +75,7 @@ export async function reflect(ctx: StoreContext, p: ParamsOf<typeof MemoryReflec
     }
 
     const { id, createdAt } = ctx.newId();
-    const next = nextVersion(old, id, content, createdAt);
+    const next = nextVersion(old, id, change, createdAt);
     await retire(ctx, batch, edits, p.agentId, old, supersededVersion(old, id, createdAt));
     batch.put(ctx.subs.fact, recordKey(p.agentId, id), encodeFact(next));
     index.add(p.agentId, next);

@@ -7,6 +7,7 @@ import type { LexicalResult } from '../memory-store.js';
 import { readSync } from './db.js';
 import { toFact } from './facts.js';
 import { recordKey } from './keys.js';
+import { factFilter } from '../rules/fact-filter.js';
 
 /** A current fact, from the fact cache or LevelDB; undefined when it is not current. */
 function readFact(ctx: StoreContext, agentId: string, id: string): StoredFact | undefined {
@@ -24,16 +25,20 @@ function readFact(ctx: StoreContext, agentId: string, id: string): StoredFact | 
  * answered by the agent's in-memory index (store/level/search-indexes.ts), the
  * one engine, exact at every moment. Only current facts are indexed, so
  * superseded and deleted versions never come back; a fact removed by a
- * batch not yet applied to the index is left out.
+ * batch not yet applied to the index is left out. A filter is applied by
+ * the index as it ranks (search/filter-mask.ts): the best `limit` of the
+ * facts that pass.
  */
 export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySearch>): Promise<LexicalResult> {
   const limit = p.limit ?? Limits.limitDefault;
+  const filter = factFilter(p);
   const query = analyzeQuery(p.query);
-  if (query.terms.length === 0) return { facts: [] };
   const index = await ctx.search.index(p.agentId);
-  if (index === undefined || index.facts === 0) return { facts: [] };
+  // A filtered search says which facts pass, whatever it found: the vector side of a fused search asks.
+  const passes = filter === undefined ? {} : { passes: (id: string) => index?.passes(id, filter) ?? false };
+  if (query.terms.length === 0 || index === undefined || index.facts === 0) return { facts: [], ...passes };
   const found: ResultOf<typeof MemorySearch>['facts'] = [];
-  for (const { id, score } of index.search(query, limit)) {
+  for (const { id, score } of index.search(query, limit, filter)) {
     const fact = readFact(ctx, p.agentId, id);
     if (fact !== undefined) found.push(toFact(fact, score));
     else if (!ctx.search.isPending(p.agentId)) {
@@ -42,5 +47,5 @@ export async function searchFacts(ctx: StoreContext, p: ParamsOf<typeof MemorySe
       throw new DaemonError(DaemonErrorCodes.Damaged, `fact ${id} of agent ${p.agentId} is in its search index but not in the store; run memoryd --verify`);
     }
   }
-  return found.length === 0 ? { facts: [] } : { facts: found, fullMatch: index.fullMatch(query) };
+  return found.length === 0 ? { facts: [], ...passes } : { facts: found, fullMatch: index.fullMatch(query), ...passes };
 }

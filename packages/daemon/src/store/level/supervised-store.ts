@@ -68,6 +68,12 @@ export class SupervisedStore implements LevelStore {
   listFacts(p: Params<'listFacts'>): Result<'listFacts'> {
     return this.#read((s) => s.listFacts(p));
   }
+  history(p: Params<'history'>): Result<'history'> {
+    return this.#read((s) => s.history(p));
+  }
+  tags(p: Params<'tags'>): Result<'tags'> {
+    return this.#read((s) => s.tags(p));
+  }
   reflect(p: Params<'reflect'>): Result<'reflect'> {
     return this.#write((s) => s.reflect(p));
   }

@@ -103,7 +103,7 @@ async function scanRecords(scan: StoreScan, subs: Sublevels): Promise<void> {
   await scan.each(subs.fact, (key, text) => {
     const { agentId, rest: id } = splitKey(key);
     const fact = decodeFact('value', text, id);
-    const doc = docTerms(fact.content, fact.tags, fact.context);
+    const doc = docTerms(fact);
     const t = scan.tally(agentId);
     t.facts++;
     t.length += doc.length;

@@ -19,8 +19,8 @@ import { isConnectionLoss, release, sqlState } from './pg-connections.js';
  * back as it was saved (`jsonb` would reorder its keys).
  */
 
-/** Stored record format 1 (stored-records.ts) is what migrations 1 to 4 hold. */
-const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1, 3: 1, 4: 1 };
+/** Stored record format 1 (stored-records.ts) is what migrations 1 to 5 hold. */
+const MIGRATION_FORMAT: Record<number, number> = { 1: 1, 2: 1, 3: 1, 4: 1, 5: 1 };
 
 /** How long a migration waits for a lock on a table (readers of it, such as another daemon's open export, hold one). */
 const MIGRATION_LOCK_WAIT_S = 60;
@@ -127,6 +127,10 @@ const MIGRATIONS: ((unaccent: string) => string[])[] = [
        RETURN NULL;
      END $$`,
     `CREATE TRIGGER facts_retired AFTER UPDATE ON facts FOR EACH ROW WHEN (NEW.dedup_key IS NULL) EXECUTE FUNCTION memoryd_fact_retired()`,
+  ],
+  () => [
+    // memory.history walks back from a version to those it replaced (store/rules/fact-history.ts).
+    `CREATE INDEX facts_superseded_by ON facts (agent_id, superseded_by) WHERE superseded_by IS NOT NULL`,
   ],
 ];
 

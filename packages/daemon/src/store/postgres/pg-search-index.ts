@@ -50,17 +50,21 @@ export interface PgSearchIndexesOptions {
   now?: () => number;
 }
 
-/** A fact as the index reads it: its row's id, content, tags and context. */
+/** A fact as the index reads it: its row's id, content, tags, context and creation time. */
 export interface IndexedFact {
   id: string;
   content: string;
   tags: string[] | null;
   context: string | null;
+  createdAt: string;
 }
 
-/** What the index keeps of a fact: its text, tags and context analysed (search/doc-terms.ts). */
+/** The columns of an {@link IndexedFact}. */
+const INDEXED_COLUMNS = 'id, content, tags, context, created_at AS "createdAt"';
+
+/** What the index keeps of a fact: its text, tags and context analysed, and its time (search/doc-terms.ts). */
 function docOf(f: IndexedFact): DocTerms {
-  return docTerms(f.content, f.tags ?? undefined, f.context ?? undefined);
+  return docTerms(f);
 }
 
 interface AgentIndex {
@@ -259,7 +263,7 @@ export class PgSearchIndexes {
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       for (let after = ''; ; ) {
         const { rows } = await client.query<IndexedFact>(
-          'SELECT id, content, tags, context FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL AND id > $2 ORDER BY id LIMIT $3',
+          `SELECT ${INDEXED_COLUMNS} FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL AND id > $2 ORDER BY id LIMIT $3`,
           [agentId, after, this.#loadPage],
         );
         for (const row of rows) index.add(row.id, docOf(row));
@@ -364,7 +368,7 @@ export class PgSearchIndexes {
           const all = [...ids];
           for (let at = 0; at < all.length; at += READ_BATCH) {
             const read = await this.#pool.query<IndexedFact & { current: boolean }>(
-              'SELECT id, content, tags, context, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])',
+              `SELECT ${INDEXED_COLUMNS}, dedup_key IS NOT NULL AS current FROM facts WHERE agent_id = $1 AND id = ANY($2::text[])`,
               [agentId, all.slice(at, at + READ_BATCH)],
             );
             rows.push(...read.rows);

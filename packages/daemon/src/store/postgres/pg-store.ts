@@ -1,6 +1,7 @@
-import { Limits } from '@memoryd/protocol';
+import { type Fact, Limits } from '@memoryd/protocol';
 import pg from 'pg';
 import { analyzeQuery } from '../../search/analyze.js';
+import type { IndexFilter } from '../../search/filter-mask.js';
 import { DEFAULT_INDEX_MEMORY_BYTES } from '../store-config.js';
 import { DaemonError, DaemonErrorCodes, notFound, readOnly, storageError, unavailableError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -8,7 +9,11 @@ import { idSource } from '../ids.js';
 import type { VectorStore } from '../vector-store.js';
 import type { MemoryStore, StoreCounts, StoreParams as Params, StoreResult as Result } from '../memory-store.js';
 import { contentHash } from '../rules/dedupe-key.js';
-import { deletedVersion, isCurrent, nextVersion, notCurrentError, supersededVersion, updateContent } from '../rules/fact-versions.js';
+import { changedContent, deletedVersion, isCurrent, nextVersion, notCurrentError, supersededVersion, updateChange } from '../rules/fact-versions.js';
+import { factFilter, passesFilter } from '../rules/fact-filter.js';
+import { factHistory } from '../rules/fact-history.js';
+import { sortTagCounts } from '../rules/tag-counts.js';
+import { tagKeys } from '../../search/normal-form.js';
 import { checkImportRecords, planImport, storedCheckpointOf, storedFactOf } from '../rules/import-rules.js';
 import { toFact } from '../rules/records.js';
 import type { StoredCheckpoint, StoredFact } from '../stored-records.js';
@@ -19,7 +24,7 @@ import { PgHealth } from './pg-health.js';
 import { type IndexedFact, PgSearchIndexes } from './pg-search-index.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 import { MIGRATION_STATEMENT_MS, migrate } from './pg-schema.js';
-import { searchFacts as searchBySql } from './pg-search.js';
+import { searchFacts as searchBySql, sqlFilter } from './pg-search.js';
 import { PgVectors } from './pg-vectors.js';
 
 /** Options of {@link openPostgresStore}. */
@@ -36,6 +41,9 @@ export interface PostgresStoreOptions {
   /** What the agents' search indexes may take in memory together; default DEFAULT_INDEX_MEMORY_BYTES (128 MiB), as on LevelDB. */
   indexMemoryBytes?: number;
 }
+
+/** Rows a filtered list reads per step of its scan. */
+const FILTER_SCAN = 256;
 
 /** Times a transaction runs when it fails on a serialization failure or a deadlock. */
 const TRANSACTION_TRIES = 5;
@@ -55,7 +63,7 @@ function checkpointValues(agentId: string, c: StoredCheckpoint): unknown[] {
 
 /** What a search index reads of a fact. */
 function indexedFact(f: StoredFact): IndexedFact {
-  return { id: f.id, content: f.content, tags: f.tags ?? null, context: f.context ?? null };
+  return { id: f.id, content: f.content, tags: f.tags ?? null, context: f.context ?? null, createdAt: f.createdAt };
 }
 
 /** A pause before a transaction runs again: a few milliseconds, more each time, jittered. */
@@ -211,17 +219,22 @@ export class PostgresMemoryStore implements MemoryStore {
     const what = `search the facts of agent ${p.agentId}`;
     if (this.#closed !== undefined) throw storageError(what, new Error('the store is closed'));
     const limit = p.limit ?? Limits.limitDefault;
+    const filter = factFilter(p);
     try {
       const index = await this.#indexes.index(p.agentId);
       if (index === undefined) {
-        const rows = await searchBySql(this.#pool, p.agentId, p.query, limit);
+        // By SQL, a filter's tags are compared here, on every match (pg-search.ts).
+        let rows = await searchBySql(this.#pool, p.agentId, p.query, limit, filter);
         this.#health.reached();
-        return { facts: rows.map((row) => toFact(storedFactOfRow(row), row.score)) };
+        let facts = rows.map((row) => ({ stored: storedFactOfRow(row), score: row.score }));
+        if (filter !== undefined) facts = facts.filter((f) => passesFilter(filter, f.stored)).slice(0, limit);
+        return { facts: facts.map((f) => toFact(f.stored, f.score)), ...(filter === undefined ? {} : { passes: null }) };
       }
+      const passes = filter === undefined ? {} : { passes: (id: string) => index.passes(id, filter) };
       const query = analyzeQuery(p.query);
-      if (query.terms.length === 0) return { facts: [] };
-      const hits = index.search(query, limit);
-      if (hits.length === 0) return { facts: [] };
+      if (query.terms.length === 0) return { facts: [], ...passes };
+      const hits = index.search(query, limit, filter);
+      if (hits.length === 0) return { facts: [], ...passes };
       const fullMatch = index.fullMatch(query);
       const { rows } = await this.#pool.query<FactRow>(
         `SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = ANY($2::text[]) AND dedup_key IS NOT NULL`,
@@ -235,7 +248,7 @@ export class PostgresMemoryStore implements MemoryStore {
         const row = byId.get(id);
         if (row !== undefined) facts.push(toFact(storedFactOfRow(row), score));
       }
-      return { facts, fullMatch };
+      return { facts, fullMatch, ...passes };
     } catch (err) {
       throw err instanceof DaemonError ? err : await this.#failed(what, err, false);
     }
@@ -243,6 +256,8 @@ export class PostgresMemoryStore implements MemoryStore {
 
   async listFacts(p: Params<'listFacts'>): Result<'listFacts'> {
     const limit = p.limit ?? Limits.limitDefault;
+    const filter = factFilter(p);
+    if (filter !== undefined) return this.#listFiltered(p.agentId, p.after, limit, filter);
     const rows = await this.#query<FactRow>(
       `list the facts of agent ${p.agentId}`,
       `SELECT ${FACT_COLUMNS} FROM facts
@@ -254,8 +269,35 @@ export class PostgresMemoryStore implements MemoryStore {
     return rows.length > limit ? { facts, next: facts[facts.length - 1]!.id } : { facts };
   }
 
+  /**
+   * A filtered `memory.list`: times in SQL, tags (compared in normal form)
+   * here, on the rows read a step at a time in id order until a page and
+   * one more pass.
+   */
+  async #listFiltered(agentId: string, after: string | undefined, limit: number, filter: IndexFilter): Result<'listFacts'> {
+    const f = sqlFilter(filter, 4);
+    const facts: Fact[] = [];
+    for (let from = after ?? ''; ; ) {
+      const rows = await this.#query<FactRow>(
+        `list the facts of agent ${agentId}`,
+        `SELECT ${FACT_COLUMNS} FROM facts
+          WHERE agent_id = $1 AND dedup_key IS NOT NULL AND id > $2 ${f.where}
+          ORDER BY id LIMIT $3`,
+        [agentId, from, FILTER_SCAN, ...f.values],
+      );
+      for (const row of rows) {
+        const stored = storedFactOfRow(row);
+        if (!passesFilter(filter, stored)) continue;
+        if (facts.length === limit) return { facts, next: facts[facts.length - 1]!.id };
+        facts.push(toFact(stored));
+      }
+      if (rows.length < FILTER_SCAN) return { facts };
+      from = rows[rows.length - 1]!.id;
+    }
+  }
+
   async reflect(p: Params<'reflect'>): Result<'reflect'> {
-    const content = updateContent(p.action, p.content);
+    const change = updateChange(p);
     let changed: { added: StoredFact[]; removed: StoredFact[] } = { added: [], removed: [] };
     const result = await this.#transaction(`${p.action} fact ${p.factId} of agent ${p.agentId}`, async (client) => {
       // The claims of the old text and the new one first, in one order for every writer: writers
@@ -263,6 +305,7 @@ export class PostgresMemoryStore implements MemoryStore {
       // instead of deadlocking, and each sees the other's outcome (ADR 0031).
       const peek = await client.query<{ content: string }>('SELECT content FROM facts WHERE agent_id = $1 AND id = $2', [p.agentId, p.factId]);
       if (peek.rows[0] !== undefined) {
+        const content = change === undefined ? undefined : (change.content ?? peek.rows[0].content);
         const keys = [...new Set([contentHash(peek.rows[0].content), ...(content === undefined ? [] : [contentHash(content)])])].sort();
         await client.query('SELECT 1 FROM dedup_claims WHERE agent_id = $1 AND dedup_key = ANY($2::text[]) ORDER BY dedup_key FOR UPDATE', [p.agentId, keys]);
       }
@@ -271,13 +314,13 @@ export class PostgresMemoryStore implements MemoryStore {
       const old = row === undefined ? undefined : storedFactOfRow(row);
       if (old === undefined || !isCurrent(old)) throw notCurrentError(p.agentId, p.factId, old);
       const now = new Date().toISOString();
-      if (content === undefined) {
+      if (change === undefined) {
         await this.#retire(client, p.agentId, old, deletedVersion(old, now));
         changed = { added: [], removed: [old] };
         return { action: 'delete' as const, factId: old.id };
       }
       // The new text's claim first: a writer of the same text at the same time waits for this one, or this one for it.
-      const key = contentHash(content);
+      const key = contentHash(changedContent(old, change));
       const { id, createdAt } = this.#newId();
       const holder = await claimOrHolder(client, p.agentId, key, id);
       if (holder !== undefined && holder.id !== old.id) {
@@ -289,13 +332,43 @@ export class PostgresMemoryStore implements MemoryStore {
       // Claimed, or held by the old version itself (the same text, normalised): the new version holds it now.
       if (holder !== undefined) await client.query('UPDATE dedup_claims SET fact_id = $3 WHERE agent_id = $1 AND dedup_key = $2', [p.agentId, key, id]);
       await this.#retire(client, p.agentId, old, supersededVersion(old, id, createdAt));
-      const next = nextVersion(old, id, content, createdAt);
+      const next = nextVersion(old, id, change, createdAt);
       await client.query(INSERT_FACT, factValues(p.agentId, next, key));
       changed = { added: [next], removed: [old] };
       return { action: 'update' as const, factId: old.id, supersededBy: next.id };
     });
     this.#indexes.applied(p.agentId, changed.added.map(indexedFact), changed.removed.map(indexedFact));
     return result;
+  }
+
+  /** `memory.history` (store/rules/fact-history.ts): versions read by id, and back along `superseded_by` (migration 5's index). */
+  async history(p: Params<'history'>): Result<'history'> {
+    const what = `read the history of fact ${p.factId} of agent ${p.agentId}`;
+    const rowsOf = async (sql: string, values: unknown[]) => (await this.#query<FactRow>(what, sql, values)).map(storedFactOfRow);
+    const versions = await factHistory(p.agentId, p.factId, {
+      read: async (id) => (await rowsOf(`SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = $2`, [p.agentId, id]))[0],
+      predecessors: (ids) => rowsOf(`SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND superseded_by = ANY($2::text[])`, [p.agentId, [...ids]]),
+    });
+    return { versions };
+  }
+
+  /** `memory.tags`: from the agent's index, or by SQL while there is none (tags normalised here, as the index keys them). */
+  async tags(p: Params<'tags'>): Result<'tags'> {
+    let index;
+    try {
+      index = await this.#indexes.index(p.agentId);
+    } catch (err) {
+      throw err instanceof DaemonError ? err : await this.#failed(`count the tags of agent ${p.agentId}`, err, false);
+    }
+    if (index !== undefined) return { tags: sortTagCounts(index.tagCounts()) };
+    const rows = await this.#query<{ tags: string[] }>(
+      `count the tags of agent ${p.agentId}`,
+      'SELECT tags FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL AND tags IS NOT NULL',
+      [p.agentId],
+    );
+    const counts = new Map<string, number>();
+    for (const row of rows) for (const key of tagKeys(row.tags)) counts.set(key, (counts.get(key) ?? 0) + 1);
+    return { tags: sortTagCounts([...counts].map(([tag, count]) => ({ tag, count }))) };
   }
 
   /** Makes the current fact `old` history as `retired`, its text's claim dropped or passed on (pg-claims.ts). */

@@ -12,10 +12,29 @@ export function isCurrent(fact: StoredFact): boolean {
   return fact.supersededBy === undefined && fact.deletedAt === undefined;
 }
 
-/** The text an update brings; InvalidParams when an update has none. */
-export function updateContent(action: 'update' | 'delete', content: string | undefined): string | undefined {
-  if (action === 'update' && content === undefined) throw invalidParams('content', 'is required when action is "update"');
-  return action === 'update' ? content : undefined;
+/** What an update changes: its new text, its new tags, or both (`tags: []` removes them all). */
+export interface Change {
+  content?: string | undefined;
+  tags?: string[] | undefined;
+}
+
+/**
+ * What a reflect brings: for an update, its change (InvalidParams when it
+ * has neither content nor tags); for a delete, undefined (a delete reads
+ * neither).
+ */
+export function updateChange(p: { action: 'update' | 'delete'; content?: string | undefined; tags?: string[] | undefined }): Change | undefined {
+  if (p.action === 'delete') return undefined;
+  if (p.content === undefined && p.tags === undefined) throw invalidParams('content', 'is required when action is "update" without tags (give content, tags or both)');
+  const change: Change = {};
+  if (p.content !== undefined) change.content = p.content;
+  if (p.tags !== undefined) change.tags = p.tags;
+  return change;
+}
+
+/** The text an update leaves: the change's, or the old version's. */
+export function changedContent(old: StoredFact, change: Change): string {
+  return change.content ?? old.content;
 }
 
 /** `old` as history after a delete at `at`. */
@@ -28,10 +47,11 @@ export function supersededVersion(old: StoredFact, by: string, at: string): Stor
   return { ...old, supersededBy: by, updatedAt: at };
 }
 
-/** The fact an update makes: the new text under a new id, with the old fact's tags. */
-export function nextVersion(old: StoredFact, id: string, content: string, createdAt: string): StoredFact {
-  const next: StoredFact = { id, content, createdAt };
-  if (old.tags !== undefined) next.tags = old.tags;
+/** The fact an update makes: under a new id, the change's text and tags, or the old fact's where it brings none. */
+export function nextVersion(old: StoredFact, id: string, change: Change, createdAt: string): StoredFact {
+  const next: StoredFact = { id, content: changedContent(old, change), createdAt };
+  const tags = change.tags ?? old.tags;
+  if (tags !== undefined && tags.length > 0) next.tags = tags;
   // A correction keeps its place in the conversation: the words it was said after.
   if (old.context !== undefined) next.context = old.context;
   return next;
