@@ -16,6 +16,8 @@ const minimal: Record<string, Record<string, unknown>> = {
   'memory.search': { agentId: 'a', query: 'q' },
   'memory.list': { agentId: 'a' },
   'memory.reflect': { agentId: 'a', action: 'delete', factId: ULID_A },
+  'memory.history': { agentId: 'a', factId: ULID_A },
+  'memory.tags': { agentId: 'a' },
   'checkpoint.save': { agentId: 'a', state: {} },
   'checkpoint.resume': { agentId: 'a' },
   'checkpoint.list': { agentId: 'a' },

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ExportRecord } from '@memoryd/protocol';
 import { DaemonErrorCodes, type MemoryStore } from '@memoryd/daemon';
 import { exportAll, exportRest, rejectsWith } from './store.js';
+import { historyConformance } from './store-conformance-history.js';
 
 /*
  * The store's contract, for every backend (ADR 0027), as abstract-level's
@@ -298,6 +299,8 @@ export function storeConformance(backend: ConformanceBackend): void {
         );
       });
     });
+
+    historyConformance(backend);
 
     describe('isolation and restarts', () => {
       it('keeps agents apart, case-sensitively', async () => {

@@ -11,6 +11,7 @@ import {
   ExportHeader,
   ExportRecord,
   Fact,
+  FactVersion,
   FactRecord,
   type MethodDescriptor,
 } from '@memoryd/protocol';
@@ -28,6 +29,7 @@ type Schema = TSchema & {
 /** Schemas the doc names as types; each has its own `### \`Name\`` section. */
 export const DocumentedTypes: Record<string, TSchema> = {
   Fact,
+  FactVersion,
   Checkpoint,
   CheckpointSummary,
   AgentSummary,
