@@ -31,6 +31,33 @@ describe('the vector kernel', () => {
 });
 
 describe('VectorIndex', () => {
+  it('with a filter, gives the k best of the vectors it accepts: its own similarities, filtered, then ranked', () => {
+    const rand = prng(17);
+    const dims = 48;
+    const index = new VectorIndex(dims);
+    const ids: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const id = `id${String(Math.floor(rand() * 1e9)).padStart(9, '0')}${i}`;
+      index.set(id, randomVector(rand, dims));
+      ids.push(id);
+    }
+    for (const share of [0.002, 0.01, 0.3, 1]) {
+      const accepted = new Set(ids.filter(() => rand() < share));
+      for (let q = 0; q < 20; q++) {
+        const query = randomVector(rand, dims);
+        const k = [1, 10, 30][q % 3]!;
+        const all = index.similarities(query, ids);
+        // Best first; ties: the later id first, as search breaks them.
+        const expected = [...all].filter(([id]) => accepted.has(id)).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? 1 : -1)).slice(0, k).map(([id, score]) => ({ id, score }));
+        const scan = index.search(query, k, (id) => accepted.has(id));
+        assert.deepEqual(scan.hits, expected, `share ${share}, k ${k}`);
+        // The distribution stays the agent's: the same as an unfiltered scan's.
+        const whole = index.search(query, k);
+        assert.deepEqual([scan.count, scan.mean, scan.deviation], [whole.count, whole.mean, whole.deviation]);
+      }
+    }
+  });
+
   it('ranks as the exact cosine does, within the int8 error, and its similarities are its scores', () => {
     const rand = prng(7);
     const dims = 100; // not a multiple of 16: the rows are padded

@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ExportRecord } from '@memoryd/protocol';
+import { type ExportRecord, timeBoundMs } from '@memoryd/protocol';
 import { DaemonErrorCodes, type MemoryStore } from '@memoryd/daemon';
+import { type IndexFilter, analyzeQuery, docTerms, tagKeys } from '@memoryd/daemon/search';
+import { prng as random } from '@memoryd/test-support';
+import { ReferenceIndex } from './reference-index.js';
 import { exportAll, rejectsWith } from './store.js';
 
 /*
@@ -75,6 +78,42 @@ export function historyConformance(backend: Backend): void {
       assert.equal(some.facts[0]!.score, all.facts.find((f) => f.id === some.facts[0]!.id)!.score);
       await rejectsWith(store.listFacts({ agentId: 'flt', since: '2026-02-01T00:00:00Z', until: '2026-01-01T00:00:00Z' }), DaemonErrorCodes.InvalidParams);
       await rejectsWith(store.searchFacts({ agentId: 'flt', query: 'tea', since: '2026-02-01T00:00:00Z', until: '2026-01-01T00:00:00Z' }), DaemonErrorCodes.InvalidParams);
+    });
+
+    it('ranks a filtered search as filtering every fact, then ranking by brute force, on random data', async () => {
+      const store = await backend.open();
+      const rand = random(40);
+      const words = Array.from({ length: 60 }, (_, i) => `w${i}`);
+      const tags = ['alpha', 'Alpha', 'beta', 'gamma ray', 'Gamma  Ray', 'delta', 'rare'];
+      const pick = <T>(items: readonly T[]) => items[Math.floor(items.length * rand() ** 2)]!;
+      const oracle = new ReferenceIndex();
+      const records: ExportRecord[] = [];
+      for (let i = 0; i < 800; i++) {
+        const content = Array.from({ length: 2 + Math.floor(rand() * 8) }, () => pick(words)).join(' ');
+        const t = Array.from({ length: Math.floor(rand() * 3) }, () => pick(tags));
+        // Ids and times in no common order, as imports bring them.
+        const r = fact('rnd', Math.floor(rand() * 1e12) * 1000 + i, content, rand() * 60, t.length > 0 ? t : undefined);
+        records.push(r);
+      }
+      for (let at = 0; at < records.length; at += 400) assert.deepEqual((await store.importRecords({ records: records.slice(at, at + 400) })).rejected, []);
+      for (const r of records) if (r.type === 'fact') oracle.add(r.id, docTerms(r));
+      const iso = (day: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + day * 86_400_000).toISOString();
+      for (let q = 0; q < 150; q++) {
+        const query = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(words)).join(' ');
+        const p: { tags?: string[]; since?: string; until?: string } = {};
+        if (rand() < 0.6) p.tags = Array.from({ length: 1 + Math.floor(rand() * 2) }, () => pick(tags));
+        if (rand() < 0.5) p.since = iso(rand() * 60);
+        if (rand() < 0.5) p.until = iso(rand() * 60 + 10);
+        if (p.since !== undefined && p.until !== undefined && p.until < p.since) delete p.until;
+        const limit = [1, 5, 10, 50][Math.floor(rand() * 4)]!;
+        const filter: IndexFilter = {
+          ...(p.tags === undefined ? {} : { tags: tagKeys(p.tags) }),
+          ...(p.since === undefined ? {} : { since: timeBoundMs(p.since)! }),
+          ...(p.until === undefined ? {} : { until: timeBoundMs(p.until)! }),
+        };
+        const got = (await store.searchFacts({ agentId: 'rnd', query, limit, ...p })).facts.map((f) => ({ id: f.id, score: f.score }));
+        assert.deepEqual(got, oracle.search(analyzeQuery(query), limit, filter), `${query} ${JSON.stringify(p)} limit ${limit}`);
+      }
     });
 
     it('counts the tags of current facts, normalised, most used first', async () => {
