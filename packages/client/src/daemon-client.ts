@@ -2,7 +2,8 @@ import type { Socket } from 'node:net';
 import { DaemonHello, type MethodDescriptor, type ParamsOf, PROTOCOL_VERSION, type ResultOf, validate } from '@memoryd/protocol';
 import { autostartMayHelp, closedWhileConnecting, DIAL_TIMEOUT_MS, dialWithAutostart } from './autostart.js';
 import { Connection, dial } from './connection.js';
-import { protocolMismatch, reason, unavailable } from './errors.js';
+import { protocolMismatch, reason, unavailable, unsupported } from './errors.js';
+import { neededCapability } from './needed-capability.js';
 import { locateMemoryd } from './locate-memoryd.js';
 import { currentUid, resolveSocketTarget, type SocketTarget, socketRefusal } from './socket-target.js';
 
@@ -120,12 +121,20 @@ export class DaemonClient {
    * Calls one RPC method and resolves with its result. Connects first when
    * not connected, so the call after a daemon restart reconnects. Rejects
    * with a ClientError: Rpc for the daemon's JSON-RPC error (`rpcCode`,
-   * `data`), Timeout, ConnectionLost, or Unavailable from the connect.
+   * `data`), Timeout, ConnectionLost, Unavailable from the connect, or
+   * Unsupported, sending nothing, for what the daemon does not announce
+   * (needed-capability.ts).
    */
   async call<M extends MethodDescriptor>(m: M, params: ParamsOf<M>, opts: CallOptions = {}): Promise<ResultOf<M>> {
     if (!this.isConnected()) await this.connect();
     const conn = this.conn;
     if (conn === undefined) throw closedWhileConnecting();
+    // What an older daemon would ignore is refused here, before anything is sent.
+    const need = neededCapability(m.method, params);
+    const hello = this.lastHello;
+    if (need !== undefined && hello !== undefined && !hello.capabilities.includes(need.capability)) {
+      throw unsupported(this.socketPath, hello.daemonVersion, need.capability, need.what);
+    }
     return (await conn.request(m.method, params, opts.timeoutMs ?? this.requestTimeoutMs)) as ResultOf<M>;
   }
 

@@ -25,6 +25,12 @@ export const ClientErrorCodes = {
    * memoryd is the fix. The next call says hello again.
    */
   ProtocolMismatch: 'MEMORYD_PROTOCOL_MISMATCH',
+  /**
+   * The call asks for what the daemon does not announce (`capability`):
+   * filters, history or tag edits sent to an older daemon, which would
+   * ignore them. Nothing was sent; upgrading the daemon is the fix.
+   */
+  Unsupported: 'MEMORYD_UNSUPPORTED',
 } as const;
 
 /** One of {@link ClientErrorCodes}. */
@@ -42,6 +48,8 @@ export interface ClientErrorOptions {
   daemonProtocol?: number;
   /** The protocol versions this client speaks, for {@link ClientErrorCodes.ProtocolMismatch}. */
   clientProtocols?: readonly number[];
+  /** The capability the daemon lacks, for {@link ClientErrorCodes.Unsupported}. */
+  capability?: string;
 }
 
 /**
@@ -62,6 +70,8 @@ export class ClientError extends Error {
   declare readonly daemonProtocol?: number;
   /** The protocol versions this client speaks (only for `ProtocolMismatch`). */
   declare readonly clientProtocols?: readonly number[];
+  /** The capability the daemon lacks (only for `Unsupported`). */
+  declare readonly capability?: string;
 
   constructor(code: ClientErrorCode, message: string, options: ClientErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -71,6 +81,7 @@ export class ClientError extends Error {
     if (options.data !== undefined) this.data = options.data;
     if (options.daemonProtocol !== undefined) this.daemonProtocol = options.daemonProtocol;
     if (options.clientProtocols !== undefined) this.clientProtocols = options.clientProtocols;
+    if (options.capability !== undefined) this.capability = options.capability;
   }
 }
 
@@ -100,5 +111,17 @@ export function protocolMismatch(socketPath: string, daemonProtocol: number, cli
     ClientErrorCodes.ProtocolMismatch,
     `memoryd at ${socketPath} speaks protocol ${daemonProtocol}, this ${clientName} speaks ${clientProtocols.join(' or ')}`,
     { daemonProtocol, clientProtocols },
+  );
+}
+
+/**
+ * `memoryd VERSION at SOCKET cannot WHAT: it does not announce capability
+ * "CAP"; upgrade memoryd and restart it`.
+ */
+export function unsupported(socketPath: string, daemonVersion: string, capability: string, what: string): ClientError {
+  return new ClientError(
+    ClientErrorCodes.Unsupported,
+    `memoryd ${daemonVersion} at ${socketPath} cannot ${what}: it does not announce capability "${capability}"; upgrade memoryd and restart it`,
+    { capability },
   );
 }
