@@ -61,7 +61,7 @@ describe('tools/list', () => {
 
   test('inputs are snake_case with the required keys docs/api-stability.md gives', () => {
     const expected: Record<string, { keys: string[]; required: string[] }> = {
-      memory_search: { keys: ['agent_id', 'query', 'limit'], required: ['agent_id', 'query'] },
+      memory_search: { keys: ['agent_id', 'query', 'limit', 'tags', 'since', 'until'], required: ['agent_id', 'query'] },
       memory_add: { keys: ['agent_id', 'content', 'tags', 'context'], required: ['agent_id', 'content'] },
       checkpoint_save: { keys: ['agent_id', 'state', 'message_count'], required: ['agent_id', 'state'] },
       checkpoint_resume: { keys: ['agent_id', 'checkpoint_id', 'on_missing'], required: ['agent_id'] },

@@ -61,6 +61,22 @@ describe('tools in process against a real daemon', () => {
     assert.equal(limited.structured['count'], 1);
   });
 
+  test('memory_search with filters: only facts that pass, the filters echoed and in the prose', async () => {
+    const agent = 'search-filtered';
+    const work = await add(agent, 'The zebra report is due', ['Work']);
+    await add(agent, 'The zebra at the zoo', ['home']);
+    const since = '2000-01-01T00:00:00+01:00';
+    const r = assertSuccess(s, 'memory_search', await s.call('memory_search', { agent_id: agent, query: 'zebra', tags: ['work'], since }));
+    assert.deepEqual(r.structured['tags'], ['work']);
+    assert.equal(r.structured['since'], since);
+    assert.equal('until' in r.structured, false);
+    assert.deepEqual((r.structured['facts'] as Hit[]).map((f) => f.id), [work]);
+    assert.equal(r.text, `Found 1 fact for agent ${q(agent)} matching "zebra" tagged "work" since ${since}:\n1. [${work}] The zebra report is due`);
+    const none = assertSuccess(s, 'memory_search', await s.call('memory_search', { agent_id: agent, query: 'zebra', tags: ['Work', 'home'], until: '2001-01-01T00:00:00Z' }));
+    assert.equal(none.text, `No facts found for agent ${q(agent)} matching "zebra" tagged "Work", "home" until 2001-01-01T00:00:00Z.`);
+    assert.match(assertFailure(await s.call('memory_search', { agent_id: agent, query: 'zebra', since: 'last week' })), /^invalid arguments: since: /);
+  });
+
   test('memory_add and a duplicate add', async () => {
     const agent = 'adder';
     const first = assertSuccess(s, 'memory_add', await s.call('memory_add', { agent_id: agent, content: 'Prefers green tea', tags: ['pref'] }));

@@ -57,6 +57,14 @@ describe('a new shim and an old daemon', () => {
     const text = assertFailure(await s.call('checkpoint_resume', { agent_id: 'A' }));
     assert.equal(text, `checkpoint resume error: ${oldNotFoundMessage('A')}`);
   });
+
+  test('a filtered memory_search to a daemon without `filters` fails, rather than come back unfiltered', async () => {
+    const old = await fixture(['reportNotFound']);
+    s = await overStdio(['--socket', old.socket, '--no-autostart']);
+    const text = assertFailure(await s.call('memory_search', { agent_id: 'A', query: 'q', tags: ['work'] }));
+    assert.match(text, /^memory search error: memoryd \S+ at \S+ cannot filter memory\.search by tags, since or until: it does not announce capability "filters"; upgrade memoryd and restart it$/);
+    assert.equal(old.received.filter((r) => r.method === 'memory.search').length, 0, 'nothing was sent');
+  });
 });
 
 describe('a daemon of another protocol version', () => {
