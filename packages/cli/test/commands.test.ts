@@ -15,7 +15,7 @@ import { DaemonClient } from '@memoryd/client';
 
 after(cleanupAll);
 
-const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'resume', 'save', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'stop'];
+const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'history', 'tags', 'update', 'resume', 'save', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'stop'];
 
 describe('memoryctl against a running daemon', () => {
   let d: DaemonHandle;
@@ -191,5 +191,58 @@ describe('memoryctl without a daemon', () => {
     const stop = await memoryctl(['--socket', socket, 'stop'], { env });
     assert.equal(stop.code, 0);
     assert.match(stop.stdout, new RegExp(`Stopping memoryd \\(pid ${pid}\\)`));
+  });
+});
+
+describe('memoryctl filters, tags and history', () => {
+  let d: DaemonHandle;
+  const ctl = (...args: string[]) => memoryctl(['--socket', d.socket, ...args]);
+  before(async () => {
+    d = await startDaemon();
+  });
+  after(async () => {
+    await d.stop();
+  });
+
+  it('filters search and list by tag and time, changes tags, and shows tags and history', async () => {
+    const id = /Stored fact (\S+)/.exec((await ctl('add', 'flt', 'Green tea in the morning', '--tag', 'Preference')).stdout)?.[1];
+    await ctl('add', 'flt', 'Tea meeting on Friday', '--tag', 'work');
+    assert.ok(id !== undefined);
+    const tagged = await ctl('search', 'flt', 'tea', '--tag', 'preference');
+    assert.equal(tagged.code, 0, tagged.stderr);
+    assert.deepEqual([...tagged.stdout.matchAll(/^(\S{26}) /gm)].map((m) => m[1]), [id]);
+    assert.equal((await ctl('search', 'flt', 'tea', '--tag', 'work', '--tag', 'preference')).stdout, 'no facts of agent "flt" match "tea" tagged "work", "preference"\n');
+    // Relative times: every fact was written in the last hour, none before yesterday.
+    assert.equal(JSON.parse((await ctl('--json', 'list', 'flt', '--since', '1h')).stdout).length, 2);
+    assert.equal(JSON.parse((await ctl('--json', 'list', 'flt', '--until', 'yesterday')).stdout).length, 0);
+    assert.equal(JSON.parse((await ctl('--json', 'search', 'flt', 'tea', '--since', 'today', '--until', 'now')).stdout).length, 2);
+    const bad = await ctl('list', 'flt', '--since', 'last week');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--since must be an RFC 3339 time .* got "last week"/);
+
+    const updated = await ctl('--json', 'update', 'flt', id, '--tag', 'preference', '--tag', 'drinks');
+    assert.equal(updated.code, 0, updated.stderr);
+    const next = (JSON.parse(updated.stdout) as { supersededBy: string }).supersededBy;
+    assert.match((await ctl('update', 'flt', next, 'Black tea in the morning')).stdout, /^Updated fact \S+ of agent "flt": the new version is fact \S+\.$/m);
+    assert.equal((await ctl('update', 'flt', next, '--tag', 'x')).code, 4, 'a replaced version is not current');
+    assert.equal((await ctl('update', 'flt', id)).code, 2, 'nothing to change');
+
+    const tags = await ctl('tags', 'flt');
+    assert.match(tags.stdout, /^TAG +FACTS\ndrinks +1\npreference +1\nwork +1\n$/);
+    assert.deepEqual(JSON.parse((await ctl('--json', 'tags', 'flt')).stdout), [
+      { tag: 'drinks', count: 1 },
+      { tag: 'preference', count: 1 },
+      { tag: 'work', count: 1 },
+    ]);
+
+    const history = await ctl('history', 'flt', id);
+    assert.equal(history.code, 0, history.stderr);
+    const rows = history.stdout.trimEnd().split('\n');
+    assert.match(rows[0]!, /^ID +WRITTEN +CHANGE +THEN +TAGS +CONTENT$/);
+    assert.match(rows[1]!, new RegExp(`^${id} +\\S+ +added +replaced by ${next} \\S+ +Preference +Green tea in the morning$`));
+    assert.match(rows[2]!, new RegExp(`^${next} +\\S+ +tags changed +replaced by \\S+ \\S+ +preference,drinks +Green tea in the morning$`));
+    assert.match(rows[3]!, /^\S+ +\S+ +text changed +current +preference,drinks +Black tea in the morning$/);
+    assert.equal(JSON.parse((await ctl('--json', 'history', 'flt', next)).stdout).length, 3);
+    assert.equal((await ctl('history', 'flt', '01ZZZZZZZZZZZZZZZZZZZZZZZZ')).code, 4);
   });
 });
