@@ -25,7 +25,7 @@ const DEFAULT_SCALES = ['zipf-100k', 'zipf-1m'];
 
 const HELP = `usage: node scripts/bench/search.mjs [--scales LIST] [--runs N] [--queries N] [--restart-queries N]
        [--limit N] [--seed N] [--in-flight N] [--baseline DIR] [--memoryd JSON]... [--postgres]
-       [--no-fts5] [--no-echo] [--embeddings] [--embed-dims N] [--keep] [--json]
+       [--no-fts5] [--no-echo] [--embeddings] [--embed-dims N] [--filters] [--keep] [--json]
 
 Measures memory.search and admin.import of memoryd as ratios, in one run,
 beside:
@@ -96,6 +96,14 @@ Scales (default ${DEFAULT_SCALES.join(',')}):
                          it has embedded every fact; after the restart they do not;
                          with --baseline, also the baseline's ("base-hybrid")
   --embed-dims N         the vectors' dimensions, 8-4096 (default 384)
+  --filters              Zipf facts carry tags (a tag on ~50%, one on ~1%, 20 topics
+                         Zipf-drawn on 30%), and after the unfiltered searches the
+                         same queries run under each filter (a tag on ~1%, on ~50%,
+                         the newest 10% by time, each tag with that window), on
+                         memoryd and on FTS5 given the same filter (a WHERE on the
+                         time, a +rowid IN (SELECT ...) on a tag table); each is
+                         reported ÷ the same server's unfiltered p99 and ÷ FTS5's
+                         filtered p99. Zipf scales only.
   --no-fts5, --no-echo   leave the peer or the floor out (their ratios are then -)
   --keep                 keep the data dirs and print where they are
   --json                 print the results as one JSON document instead of the report
@@ -111,7 +119,7 @@ function parseArgs(argv) {
   const opts = {
     scales: DEFAULT_SCALES, runs: 1, queries: 1_000, restartQueries: 300, limit: 10, seed: 1, inFlight: 4,
     memoryd: /** @type {import('./search/subjects.mjs').MemorydSpec[]} */ ([]), baseline: undefined, postgres: false,
-    fts5: true, echo: true, keep: false, json: false, help: false, embeddings: false, embedDims: 384,
+    fts5: true, echo: true, keep: false, json: false, help: false, embeddings: false, embedDims: 384, filters: false,
   };
   const integer = (flag, raw, min, max) => {
     const value = Number(raw);
@@ -125,6 +133,7 @@ function parseArgs(argv) {
     else if (arg === '--help' || arg === '-h') opts.help = true;
     else if (arg === '--postgres') opts.postgres = true;
     else if (arg === '--embeddings') opts.embeddings = true;
+    else if (arg === '--filters') opts.filters = true;
     else if (arg === '--embed-dims') opts.embedDims = integer(arg, argv[++i], 8, 4096);
     else if (arg === '--no-fts5') opts.fts5 = false;
     else if (arg === '--no-echo') opts.echo = false;
@@ -149,6 +158,8 @@ function parseArgs(argv) {
     } else throw usage(`unknown argument ${JSON.stringify(arg)}`);
   }
   if (opts.restartQueries > opts.queries) throw usage('--restart-queries must be at most --queries');
+  const untagged = opts.scales.filter((s) => !s.startsWith('zipf-'));
+  if (opts.filters && untagged.length > 0) throw usage(`--filters times the Zipf scales, whose facts it tags; not ${untagged.join(', ')}`);
   if (opts.memoryd.length === 0) opts.memoryd.push({ label: 'memoryd' });
   if (opts.baseline !== undefined) opts.memoryd.push({ label: 'base', checkout: opts.baseline });
   if (opts.postgres) opts.memoryd.push({ label: 'postgres', postgres: true });
@@ -231,7 +242,7 @@ async function main() {
   const root = opts.keep ? fs.mkdtempSync(path.join(os.tmpdir(), 'memoryd-bench-search-')) : makeTempDir('memoryd-bench-search-');
   const meta = {
     startedAt: new Date().toISOString(), commit: commit(), node: process.version, platform: `${os.platform()} ${os.arch()}`, cpus: os.cpus().length,
-    seed: opts.seed, queries: opts.queries, restartQueries: opts.restartQueries, limit: opts.limit,
+    seed: opts.seed, queries: opts.queries, restartQueries: opts.restartQueries, limit: opts.limit, filters: opts.filters,
     servers: [...opts.memoryd.map(describe), ...(opts.fts5 ? ['fts5: SQLite FTS5 (better-sqlite3)'] : []), ...(opts.echo ? ['echo: fixed answers'] : [])],
   };
   const embedServer = opts.embeddings ? await startEmbedServer(opts.embedDims) : undefined;

@@ -137,25 +137,31 @@ const ZIPF_MAX_WORDS = 20;
  * Facts whose words are drawn from {@link ZIPF_VOCABULARY} pseudo-words
  * with plain Zipf frequencies (s = 1): the most common word is in ~79% of
  * facts, the next in ~50%, as the words "the", "user" and "project" are in
- * an agent's notes, but none of them is a stop word. No tags, no
- * identifiers: the shape that makes common words expensive.
+ * an agent's notes, but none of them is a stop word. No identifiers, and
+ * no tags unless asked for (bench:search --filters): the shape that makes
+ * common words expensive.
  */
 export class ZipfTextGenerator {
   /**
    * @param {number} seed the corpus seed
    * @param {string} agentId
+   * @param {((rand: () => number) => string[]) | undefined} tags draws each fact's tags (bench:search --filters),
+   *   from a stream of its own: the texts are the same with tags or without
    */
-  constructor(seed, agentId) {
+  constructor(seed, agentId, tags = undefined) {
     this.words = pseudoWords(ZIPF_VOCABULARY, deriveSeed(seed, 'zipf-vocabulary'));
     this.rank = zipfSampler(ZIPF_VOCABULARY, 1);
     this.rand = mulberry32(deriveSeed(seed, `zipf:${agentId}`));
+    this.tags = tags;
+    this.tagRand = mulberry32(deriveSeed(seed, `zipf-tags:${agentId}`));
   }
 
-  /** @returns {{content: string}} */
+  /** @returns {{content: string, tags?: string[]}} */
   next() {
     const length = intBetween(this.rand, ZIPF_MIN_WORDS, ZIPF_MAX_WORDS);
     const words = [];
     for (let i = 0; i < length; i++) words.push(/** @type {string} */ (this.words[this.rank(this.rand)]));
-    return { content: words.join(' ') };
+    const tags = this.tags?.(this.tagRand) ?? [];
+    return tags.length > 0 ? { content: words.join(' '), tags } : { content: words.join(' ') };
   }
 }

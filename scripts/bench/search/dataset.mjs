@@ -5,6 +5,7 @@
 
 import { FactTextGenerator, WordStock, ZipfTextGenerator } from './corpus.mjs';
 import { deriveSeed, mulberry32 } from './random.mjs';
+import { drawTags } from './filters.mjs';
 import { ulid } from './ulid.mjs';
 
 /** The agent every scale searches. */
@@ -34,6 +35,21 @@ export const otherAgentId = (i) => `bench-${String(i).padStart(3, '0')}`;
 const START_MS = Date.UTC(2025, 0, 1);
 const SPAN_MS = 365 * 24 * 3600 * 1000;
 
+/** The time between two records of a scale's stream. @param {Scale} scale */
+function stepOf(scale) {
+  return Math.max(1, Math.floor(SPAN_MS / scale.total));
+}
+
+/**
+ * The createdAt of the record at `share` of the scale's stream (0 the
+ * first, 0.9 the first of the newest tenth), as RFC 3339.
+ * @param {Scale} scale
+ * @param {number} share
+ */
+export function timeAtShare(scale, share) {
+  return new Date(START_MS + Math.floor(share * scale.total) * stepOf(scale)).toISOString();
+}
+
 /**
  * A fact as the bench keeps it to draw queries from and to feed
  * server-memory: its id and text.
@@ -45,18 +61,20 @@ const SPAN_MS = 365 * 24 * 3600 * 1000;
  * The searched agent's facts are also pushed to `kept` (for the queries and
  * for server-memory), so the caller never holds the whole corpus.
  * @param {Scale} scale
- * @param {{seed: number, batchSize: number, kept: KeptFact[]}} options
+ * With `tags` (bench:search --filters), Zipf facts carry tags drawn from a
+ * skewed set (filters.mjs).
+ * @param {{seed: number, batchSize: number, kept: KeptFact[], tags?: boolean}} options
  * @returns {Generator<object[]>}
  */
-export function* importBatches(scale, { seed, batchSize, kept }) {
+export function* importBatches(scale, { seed, batchSize, kept, tags = false }) {
   const stock = scale.corpus === 'text' ? new WordStock(seed) : undefined;
   /** @param {string} agentId */
-  const generator = (agentId) => (stock === undefined ? new ZipfTextGenerator(seed, agentId) : new FactTextGenerator(stock, seed, agentId));
+  const generator = (agentId) => (stock === undefined ? new ZipfTextGenerator(seed, agentId, tags ? drawTags : undefined) : new FactTextGenerator(stock, seed, agentId));
   const searched = generator(SEARCHED_AGENT);
   const others = Array.from({ length: scale.others }, (_, i) => generator(otherAgentId(i)));
   const idRand = mulberry32(deriveSeed(seed, `ids:${scale.name}`));
   // Strictly increasing times give strictly increasing ULIDs.
-  const stepMs = Math.max(1, Math.floor(SPAN_MS / scale.total));
+  const stepMs = stepOf(scale);
   let searchedSoFar = 0;
   let nextOther = 0;
   let batch = [];

@@ -33,33 +33,71 @@ db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS facts USING fts5(
   tokenize = 'porter unicode61'
 )`);
 
+// Tags a filter matches, as a user of FTS5 keeps them: a table of (fact, tag), the tag lower-cased, indexed.
+db.exec(`CREATE TABLE IF NOT EXISTS fact_tags (fact_rowid INTEGER NOT NULL, tag TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS fact_tags_by_tag ON fact_tags (tag, fact_rowid)`);
+
 const insert = db.prepare('INSERT INTO facts (content, tags, agent_id, id, created_at) VALUES (?, ?, ?, ?, ?)');
+const insertTag = db.prepare('INSERT INTO fact_tags (fact_rowid, tag) VALUES (?, ?)');
 const importAll = db.transaction((records) => {
   let imported = 0;
   for (const r of records) {
     // Current facts only: what memoryd indexes (a version with supersededBy or deletedAt is history).
     if (r.type !== 'fact' || r.supersededBy !== undefined || r.deletedAt !== undefined) continue;
-    insert.run(r.content, (r.tags ?? []).join(' '), r.agentId, r.id, r.createdAt);
+    const { lastInsertRowid } = insert.run(r.content, (r.tags ?? []).join(' '), r.agentId, r.id, r.createdAt);
+    for (const tag of new Set((r.tags ?? []).map((t) => t.toLowerCase()))) insertTag.run(lastInsertRowid, tag);
     imported++;
   }
   return imported;
 });
 // Tags weigh twice the content, as memoryd's TAG_WEIGHT.
-const search = db.prepare(`SELECT id, content, tags, created_at AS createdAt, bm25(facts, 1.0, 2.0) AS score
-  FROM facts WHERE facts MATCH ? AND agent_id = ? ORDER BY bm25(facts, 1.0, 2.0) LIMIT ?`);
+/** Statements by the filters they apply (how many tags, which times). @type {Map<string, import('better-sqlite3').Statement>} */
+const searches = new Map();
+
+/**
+ * A search's statement, with filters as a user of FTS5 writes them: a
+ * WHERE on the times (created_at, ISO text), and a +rowid IN (SELECT …)
+ * on the tag table per tag.
+ * @param {number} tagCount @param {boolean} since @param {boolean} until
+ */
+function searchStatement(tagCount, since, until) {
+  const key = `${tagCount}:${since}:${until}`;
+  let statement = searches.get(key);
+  if (statement === undefined) {
+    const where = [
+      ...(since ? ['created_at >= ?'] : []),
+      ...(until ? ['created_at < ?'] : []),
+      // +rowid: the match is run once and its rows checked against the tag table; a bare rowid IN (…) is
+      // handed to FTS5 as a constraint, which then runs the match once per tagged row (16 s a search at 100k).
+      ...Array.from({ length: tagCount }, () => '+rowid IN (SELECT fact_rowid FROM fact_tags WHERE tag = ?)'),
+    ];
+    statement = db.prepare(`SELECT id, content, tags, created_at AS createdAt, bm25(facts, 1.0, 2.0) AS score
+      FROM facts WHERE facts MATCH ? AND agent_id = ?${where.map((w) => ` AND ${w}`).join('')} ORDER BY bm25(facts, 1.0, 2.0) LIMIT ?`);
+    searches.set(key, statement);
+  }
+  return statement;
+}
 const count = db.prepare('SELECT count(*) AS n FROM facts');
+
+/** An RFC 3339 time as the stored created_at texts are written (UTC, milliseconds), so that they compare as text. @param {string} t */
+function toIso(t) {
+  return new Date(t).toISOString();
+}
 
 /** @param {{method: string, params?: any}} request */
 function call({ method, params }) {
   switch (method) {
     case 'daemon.hello':
-      return { daemonVersion: 'sqlite-fts5', protocolVersion: Number(protocolText), capabilities: [], pid: process.pid, startedAt };
+      return { daemonVersion: 'sqlite-fts5', protocolVersion: Number(protocolText), capabilities: ['filters'], pid: process.pid, startedAt };
     case 'admin.import':
       return { imported: importAll(params.records), skipped: 0, rejected: [] };
     case 'memory.search': {
       const expression = matchExpression(String(params.query));
       if (expression === undefined) return { facts: [] };
-      const rows = search.all(expression, params.agentId, params.limit ?? 10);
+      const tags = [...new Set((params.tags ?? []).map((t) => String(t).toLowerCase()))];
+      const statement = searchStatement(tags.length, params.since !== undefined, params.until !== undefined);
+      const times = [...(params.since !== undefined ? [toIso(params.since)] : []), ...(params.until !== undefined ? [toIso(params.until)] : [])];
+      const rows = statement.all(expression, params.agentId, ...times, ...tags, params.limit ?? 10);
       return {
         facts: rows.map((r) => ({
           id: r.id, content: r.content, tags: r.tags === '' ? [] : r.tags.split(' '), createdAt: r.createdAt, score: -r.score,

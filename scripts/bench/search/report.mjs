@@ -48,6 +48,49 @@ export function ratiosOf(scale) {
   }));
 }
 
+/**
+ * bench:search --filters: per memoryd and filter, its filtered p99 ÷ its
+ * own unfiltered p99 (same run, same queries) and ÷ FTS5's filtered p99.
+ * @param {any} scale
+ */
+export function filterRatiosOf(scale) {
+  const { memoryds, peer } = roles(scale);
+  return memoryds.flatMap((s) =>
+    Object.entries(s.filters ?? {}).map(([name, f]) => ({
+      label: s.label,
+      filter: name,
+      p99Unfiltered: f.p99Ms / s.search.all.p99Ms,
+      p50Unfiltered: f.p50Ms / s.search.all.p50Ms,
+      p99Peer: peer?.filters?.[name] === undefined ? NaN : f.p99Ms / peer.filters[name].p99Ms,
+    })),
+  );
+}
+
+/** The filtered searches of a scale, when it timed them. @param {any} scale */
+function filterTables(scale) {
+  const { peer } = roles(scale);
+  const timed = scale.servers.filter((s) => s.filters !== undefined);
+  if (timed.length === 0) return [];
+  const names = Object.keys(timed[0].filters);
+  return [
+    '',
+    'filtered searches (the same queries, each filter; ÷unfiltered: the same server\'s p99 without a filter, this run):',
+    formatTable(
+      ['filter', 'server', 'p50 ms', 'p99 ms', '÷unfiltered p50', '÷unfiltered p99', '÷fts5 p99', 'found facts'],
+      names.flatMap((name) =>
+        timed.map((s) => {
+          const f = s.filters[name];
+          return [
+            name, s.label, fixed(f.p50Ms, 3), fixed(f.p99Ms, 3), fixed(f.p50Ms / s.search.all.p50Ms, 3), fixed(f.p99Ms / s.search.all.p99Ms, 3),
+            fixed(s === peer || peer?.filters?.[name] === undefined ? NaN : f.p99Ms / peer.filters[name].p99Ms, 3), `${Math.round(100 * f.withFacts)}%`,
+          ];
+        }),
+      ),
+    ),
+    ...names.map((name) => `  ${name}: ${timed[0].filters[name].about}`),
+  ];
+}
+
 /** Ratio columns of a row against the peer and the floor. @param {any} fig @param {any} peer @param {any} floor */
 const vs = (fig, peer, floor) => [
   fixed(peer === undefined ? NaN : fig.p50Ms / peer.p50Ms, 3), fixed(peer === undefined ? NaN : fig.p99Ms / peer.p99Ms, 3),
@@ -94,6 +137,7 @@ function scaleReport(scale) {
     '',
     'searches after seeding (interleaved, one in flight, every search from the first):',
     ...phaseTables(scale, 'search'),
+    ...filterTables(scale),
     '',
     `the first ${scale.restartQueries} searches after every server was restarted (from its first request):`,
     ...phaseTables(scale, 'restart'),
@@ -133,6 +177,14 @@ function summary(runs) {
       ['server', 'rate ÷fts5', 'seeded ÷fts5 p50', 'seeded ÷fts5 p99', 'seeded ÷echo p99', 'restart ÷fts5 p99', 'restart ÷echo p99', 'RSS seeded MB', 'RSS restarted MB'],
       labels.map((l) => [l, col(l, 'seedRate'), col(l, 'searchP50Peer'), col(l, 'searchP99Peer'), col(l, 'searchP99Floor'), col(l, 'restartP99Peer'), col(l, 'restartP99Floor'), col(l, 'rssAfterSeedMb'), col(l, 'rssAfterRestartMb')]),
     ));
+    const filtered = per.map((run, i) => filterRatiosOf(runs[i].scales.find((s) => s.scale === name)));
+    if (filtered[0].length > 0) {
+      const fcol = (label, filter, key) => spread(filtered.map((rs) => rs.find((r) => r.label === label && r.filter === filter)?.[key] ?? NaN));
+      out.push(formatTable(
+        ['filtered', 'server', 'p99 ÷unfiltered', 'p50 ÷unfiltered', 'p99 ÷fts5'],
+        filtered[0].map((r) => [r.filter, r.label, fcol(r.label, r.filter, 'p99Unfiltered'), fcol(r.label, r.filter, 'p50Unfiltered'), fcol(r.label, r.filter, 'p99Peer')]),
+      ));
+    }
     if (labels.length > 1) {
       out.push(formatTable(
         ['A/B ÷ ' + labels[0], 'seeded p50', 'seeded p99', 'restart p50', 'restart p99'],

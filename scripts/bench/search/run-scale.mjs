@@ -4,7 +4,8 @@
 // queries again, reading each one's RSS on the way.
 
 import { percentile } from '../stats.mjs';
-import { SEARCHED_AGENT, importBatches } from './dataset.mjs';
+import { SEARCHED_AGENT, importBatches, timeAtShare } from './dataset.mjs';
+import { benchFilters } from './filters.mjs';
 import { drawQueries } from './queries.mjs';
 import { rssBytes } from './subjects.mjs';
 
@@ -69,12 +70,12 @@ function figures(samplesNs, classes) {
  * @param {import('./dataset.mjs').Scale} scale
  * @param {import('./subjects.mjs').Server[]} servers
  * @param {ReturnType<typeof import('./subjects.mjs').startSearchTimer>} timer
- * @param {{seed: number, queries: number, restartQueries: number, limit: number, inFlight: number}} opts
+ * @param {{seed: number, queries: number, restartQueries: number, limit: number, inFlight: number, filters?: boolean}} opts
  * @param {(line: string) => void} progress
  */
 export async function runScale(scale, servers, timer, opts, progress) {
   const say = (line) => progress(`${scale.name}: ${line}`);
-  const rows = servers.map((s) => ({ label: s.label, kind: s.kind, seed: undefined, rss: {}, search: undefined, restart: undefined, withFacts: undefined }));
+  const rows = servers.map((s) => ({ label: s.label, kind: s.kind, seed: undefined, rss: {}, search: undefined, restart: undefined, withFacts: undefined, filters: undefined }));
   /** @type {import('./dataset.mjs').KeptFact[]} */
   let kept = [];
   for (const [i, server] of servers.entries()) {
@@ -83,7 +84,7 @@ export async function runScale(scale, servers, timer, opts, progress) {
     /** @type {import('./dataset.mjs').KeptFact[]} */
     const mine = [];
     say(`${server.label}: seeding ${scale.total.toLocaleString('en-US')} facts with admin.import (${IMPORT_BATCH} a call, ${opts.inFlight} in flight)`);
-    const load = await server.seed(importBatches(scale, { seed: opts.seed, batchSize: IMPORT_BATCH, kept: mine }), scale.total, opts.inFlight, say);
+    const load = await server.seed(importBatches(scale, { seed: opts.seed, batchSize: IMPORT_BATCH, kept: mine, tags: opts.filters === true }), scale.total, opts.inFlight, say);
     kept = mine;
     const rate = load.imported / (load.ms / 1000);
     rows[i].seed = { ms: load.ms, factsPerSecond: rate };
@@ -108,6 +109,8 @@ export async function runScale(scale, servers, timer, opts, progress) {
     say(`${server.label}: p50 ${all.p50Ms.toFixed(3)} ms, p99 ${all.p99Ms.toFixed(3)} ms`);
   });
 
+  if (opts.filters === true) await timeFilters(scale, servers, rows, timer, texts, opts.limit, say);
+
   say('restarting every server (stopped one by one, started together), then the first queries again');
   for (const server of servers) await server.stop();
   await Promise.all(servers.map((s) => s.start()));
@@ -122,4 +125,32 @@ export async function runScale(scale, servers, timer, opts, progress) {
   for (const server of servers) await server.stop();
   const classCounts = Object.fromEntries(CLASSES.map((c) => [c.name, classes.filter((k) => k === c.name).length]));
   return { scale: scale.name, facts: scale.total, searchedFacts: scale.searched, queries: texts.length, restartQueries: first.length, classCounts, servers: rows };
+}
+
+/**
+ * bench:search --filters: the same queries again under each filter
+ * (filters.mjs), on every server but the echo floor (whose answer is
+ * fixed), interleaved as the unfiltered ones were. Each server's figures
+ * go to its row's `filters`, by filter name.
+ * @param {import('./dataset.mjs').Scale} scale
+ * @param {import('./subjects.mjs').Server[]} servers
+ * @param {any[]} rows
+ * @param {ReturnType<typeof import('./subjects.mjs').startSearchTimer>} timer
+ * @param {string[]} texts
+ * @param {number} limit
+ * @param {(line: string) => void} say
+ */
+async function timeFilters(scale, servers, rows, timer, texts, limit, say) {
+  const timed = servers.filter((s) => s.kind !== 'echo');
+  for (const f of benchFilters(timeAtShare(scale, 0.9))) {
+    say(`filter ${f.name} (${f.about}): ${texts.length} queries, interleaved over ${timed.map((s) => s.label).join(', ')}`);
+    const r = await timer.time(timed, SEARCHED_AGENT, texts, limit, f.params);
+    timed.forEach((server, k) => {
+      const row = rows[servers.indexOf(server)];
+      row.filters ??= {};
+      row.filters[f.name] = { about: f.about, ...latency(/** @type {number[]} */ (r.samplesNs[k])), withFacts: /** @type {number} */ (r.withFacts[k]) / texts.length };
+      const fig = row.filters[f.name];
+      say(`${server.label}: ${f.name} p50 ${fig.p50Ms.toFixed(3)} ms, p99 ${fig.p99Ms.toFixed(3)} ms, ${(100 * fig.withFacts).toFixed(0)}% of queries found facts`);
+    });
+  }
 }

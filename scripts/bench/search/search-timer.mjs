@@ -18,7 +18,7 @@ import { pathToFileURL } from 'node:url';
 /**
  * What the bench asks.
  * @typedef {{label: string, socketPath: string, checkout: string, busyPollUs?: number}} TimedSubject
- * @typedef {{subjects: TimedSubject[], agentId: string, queries: string[], limit: number}} TimerJob
+ * @typedef {{subjects: TimedSubject[], agentId: string, queries: string[], limit: number, filter?: Record<string, unknown>}} TimerJob
  */
 
 if (process.send === undefined) {
@@ -51,7 +51,7 @@ async function open(subject, job) {
     ...(subject.busyPollUs === undefined ? {} : { busyPollUs: subject.busyPollUs }),
   });
   await client.connect();
-  const search = (query) => client.call(protocol.MemorySearch, { agentId: job.agentId, query, limit: job.limit });
+  const search = (query) => client.call(protocol.MemorySearch, { agentId: job.agentId, query, limit: job.limit, ...job.filter });
   return { client, search };
 }
 

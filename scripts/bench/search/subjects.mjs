@@ -270,9 +270,10 @@ export function startSearchTimer() {
      * @param {string} agentId
      * @param {string[]} queries
      * @param {number} limit
+     * @param {Record<string, unknown>} [filter] memory.search's filter params, the same for every server
      * @returns {Promise<{samplesNs: number[][], withFacts: number[]}>} by server, in the order of `servers`
      */
-    async time(servers, agentId, queries, limit) {
+    async time(servers, agentId, queries, limit, filter = undefined) {
       if (waiting !== undefined) throw new Error('the search timer runs one job at a time');
       if (child.done) throw new Error('the search timer has exited');
       const subjects = servers.map((s) => ({ label: s.label, socketPath: s.socketPath, checkout: s.checkout, busyPollUs: s.clientBusyPollUs }));
@@ -285,7 +286,7 @@ export function startSearchTimer() {
             waiting = undefined;
             reject(new Error(`the search timer did not answer within ${boundMs} ms`));
           }, boundMs);
-          child.proc.send({ subjects, agentId, queries, limit });
+          child.proc.send({ subjects, agentId, queries, limit, ...(filter === undefined ? {} : { filter }) });
         });
       } finally {
         clearTimeout(timer);
