@@ -17,15 +17,20 @@ after(cleanupAll);
 
 const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'history', 'tags', 'update', 'resume', 'save', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'stop'];
 
-describe('memoryctl against a running daemon', () => {
+/** A daemon of the suite's own, started before its tests and stopped after; memoryctl against it. */
+function useDaemon(): { ctl: (...args: string[]) => ReturnType<typeof memoryctl>; daemon: () => DaemonHandle } {
   let d: DaemonHandle;
-  const ctl = (...args: string[]) => memoryctl(['--socket', d.socket, ...args]);
   before(async () => {
     d = await startDaemon();
   });
   after(async () => {
     await d.stop();
   });
+  return { ctl: (...args: string[]) => memoryctl(['--socket', d.socket, ...args]), daemon: () => d };
+}
+
+describe('memoryctl against a running daemon', () => {
+  const { ctl, daemon } = useDaemon();
 
   it('--help lists every command and the exit codes; each command has its own --help', async () => {
     const help = await memoryctl(['--help']);
@@ -67,15 +72,15 @@ describe('memoryctl against a running daemon', () => {
     ]);
 
     const status = await ctl('status');
-    assert.match(status.stdout, new RegExp(`^pid: +${d.pid}$`, 'm'));
+    assert.match(status.stdout, new RegExp(`^pid: +${daemon().pid}$`, 'm'));
     assert.match(status.stdout, /^health: +ok$/m);
     const s = JSON.parse((await ctl('--json', 'status')).stdout) as { pid: number; facts: number; health: string };
-    assert.equal(s.pid, d.pid);
+    assert.equal(s.pid, daemon().pid);
     assert.equal(s.facts, 2);
   });
 
   it('resume and checkpoints; a missing checkpoint exits 4', async () => {
-    const client = new DaemonClient({ socket: d.socket, autostart: false });
+    const client = new DaemonClient({ socket: daemon().socket, autostart: false });
     const saved = await client.call(CheckpointSave, { agentId: 'cat', state: { step: 3, notes: ['a'] }, messageCount: 7 });
     await client.close();
     const r = await ctl('resume', 'cat');
@@ -145,12 +150,12 @@ describe('memoryctl against a running daemon', () => {
     assert.ok(id !== undefined, saved.stdout);
     const back = JSON.parse((await ctl('--json', 'resume', 'fay')).stdout) as { id: string; state: unknown; messageCount: number };
     assert.deepEqual([back.id, back.state, back.messageCount], [id, { step: 3, notes: ['a', 'b'] }, 12]);
-    const piped = await memoryctl(['--socket', d.socket, '--json', 'save', 'fay', '-'], { input: '{"step": 4}' });
+    const piped = await memoryctl(['--socket', daemon().socket, '--json', 'save', 'fay', '-'], { input: '{"step": 4}' });
     assert.equal(piped.code, 0, piped.stderr);
     assert.ok('checkpointId' in JSON.parse(piped.stdout));
     assert.deepEqual(JSON.parse((await ctl('--json', 'resume', 'fay')).stdout).state, { step: 4 });
     for (const [input, said] of [['[1, 2]', /must be a JSON object, got an array/], ['{"step":', /is not JSON/]] as const) {
-      const r = await memoryctl(['--socket', d.socket, 'save', 'fay'], { input });
+      const r = await memoryctl(['--socket', daemon().socket, 'save', 'fay'], { input });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, said);
     }
@@ -195,14 +200,7 @@ describe('memoryctl without a daemon', () => {
 });
 
 describe('memoryctl filters, tags and history', () => {
-  let d: DaemonHandle;
-  const ctl = (...args: string[]) => memoryctl(['--socket', d.socket, ...args]);
-  before(async () => {
-    d = await startDaemon();
-  });
-  after(async () => {
-    await d.stop();
-  });
+  const { ctl } = useDaemon();
 
   it('filters search and list by tag and time, changes tags, and shows tags and history', async () => {
     const id = /Stored fact (\S+)/.exec((await ctl('add', 'flt', 'Green tea in the morning', '--tag', 'Preference')).stdout)?.[1];
