@@ -26,7 +26,7 @@ function steered(pool: pg.Pool, connecting: () => 'ok' | 'fail'): { pool: pg.Poo
             get(c, n) {
               if (n !== 'query') return Reflect.get(c, n, c);
               return (sql: string, values?: unknown[]) => {
-                if (typeof sql === 'string' && sql.startsWith('SELECT id, content, tags, context FROM facts')) loadQueries++;
+                if (typeof sql === 'string' && sql.startsWith('SELECT id, content, tags, context, created_at') && sql.includes('ORDER BY id LIMIT')) loadQueries++;
                 return c.query(sql, values);
               };
             },
