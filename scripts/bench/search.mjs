@@ -98,12 +98,13 @@ Scales (default ${DEFAULT_SCALES.join(',')}):
   --embed-dims N         the vectors' dimensions, 8-4096 (default 384)
   --filters              Zipf facts carry tags (a tag on ~50%, one on ~1%, 20 topics
                          Zipf-drawn on 30%), and after the unfiltered searches the
-                         same queries run under each filter (a tag on ~1%, on ~50%,
-                         the newest 10% by time, each tag with that window), on
-                         memoryd and on FTS5 given the same filter (a WHERE on the
-                         time, a +rowid IN (SELECT ...) on a tag table); each is
-                         reported ÷ the same server's unfiltered p99 and ÷ FTS5's
-                         filtered p99. Zipf scales only.
+                         same queries run again, unfiltered and under each filter
+                         (a tag on ~1%, on ~50%, the newest 10% by time, each tag
+                         with that window), every (server, filter) pair interleaved
+                         in one pass, on memoryd and on FTS5 given the same filter
+                         (a WHERE on the time, a +rowid IN (SELECT ...) on a tag
+                         table); each is reported ÷ the same server's unfiltered p99
+                         of that pass and ÷ FTS5's filtered p99. Zipf scales only.
   --no-fts5, --no-echo   leave the peer or the floor out (their ratios are then -)
   --keep                 keep the data dirs and print where they are
   --json                 print the results as one JSON document instead of the report

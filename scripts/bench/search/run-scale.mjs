@@ -128,10 +128,13 @@ export async function runScale(scale, servers, timer, opts, progress) {
 }
 
 /**
- * bench:search --filters: the same queries again under each filter
- * (filters.mjs), on every server but the echo floor (whose answer is
- * fixed), interleaved as the unfiltered ones were. Each server's figures
- * go to its row's `filters`, by filter name.
+ * bench:search --filters: the same queries again, unfiltered and under
+ * each filter (filters.mjs), on every server but the echo floor (whose
+ * answer is fixed), all interleaved in one pass: query i goes to every
+ * (server, filter) pair in turn, so that a filtered search and the
+ * unfiltered one it is judged against meet the same moments of the
+ * machine. Each server's figures go to its row's `filters`, by filter
+ * name, with the unfiltered ones of this pass under `none`.
  * @param {import('./dataset.mjs').Scale} scale
  * @param {import('./subjects.mjs').Server[]} servers
  * @param {any[]} rows
@@ -142,15 +145,15 @@ export async function runScale(scale, servers, timer, opts, progress) {
  */
 async function timeFilters(scale, servers, rows, timer, texts, limit, say) {
   const timed = servers.filter((s) => s.kind !== 'echo');
-  for (const f of benchFilters(timeAtShare(scale, 0.9))) {
-    say(`filter ${f.name} (${f.about}): ${texts.length} queries, interleaved over ${timed.map((s) => s.label).join(', ')}`);
-    const r = await timer.time(timed, SEARCHED_AGENT, texts, limit, f.params);
-    timed.forEach((server, k) => {
-      const row = rows[servers.indexOf(server)];
-      row.filters ??= {};
-      row.filters[f.name] = { about: f.about, ...latency(/** @type {number[]} */ (r.samplesNs[k])), withFacts: /** @type {number} */ (r.withFacts[k]) / texts.length };
-      const fig = row.filters[f.name];
-      say(`${server.label}: ${f.name} p50 ${fig.p50Ms.toFixed(3)} ms, p99 ${fig.p99Ms.toFixed(3)} ms, ${(100 * fig.withFacts).toFixed(0)}% of queries found facts`);
-    });
-  }
+  const variants = [{ name: 'none', about: 'no filter, in the same pass', params: undefined }, ...benchFilters(timeAtShare(scale, 0.9))];
+  const pairs = timed.flatMap((server) => variants.map((v) => ({ server, v })));
+  say(`filters: ${texts.length} queries, interleaved over ${timed.map((s) => s.label).join(', ')}, each unfiltered and under ${variants.length - 1} filters`);
+  const r = await timer.time(pairs.map((p) => p.server), SEARCHED_AGENT, texts, limit, pairs.map((p) => p.v.params));
+  pairs.forEach(({ server, v }, k) => {
+    const row = rows[servers.indexOf(server)];
+    row.filters ??= {};
+    row.filters[v.name] = { about: v.about, ...latency(/** @type {number[]} */ (r.samplesNs[k])), withFacts: /** @type {number} */ (r.withFacts[k]) / texts.length };
+    const fig = row.filters[v.name];
+    say(`${server.label}: ${v.name} p50 ${fig.p50Ms.toFixed(3)} ms, p99 ${fig.p99Ms.toFixed(3)} ms, ${(100 * fig.withFacts).toFixed(0)}% of queries found facts`);
+  });
 }

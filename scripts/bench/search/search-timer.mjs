@@ -17,8 +17,8 @@ import { pathToFileURL } from 'node:url';
 
 /**
  * What the bench asks.
- * @typedef {{label: string, socketPath: string, checkout: string, busyPollUs?: number}} TimedSubject
- * @typedef {{subjects: TimedSubject[], agentId: string, queries: string[], limit: number, filter?: Record<string, unknown>}} TimerJob
+ * @typedef {{label: string, socketPath: string, checkout: string, busyPollUs?: number, filter?: Record<string, unknown>}} TimedSubject
+ * @typedef {{subjects: TimedSubject[], agentId: string, queries: string[], limit: number}} TimerJob
  */
 
 if (process.send === undefined) {
@@ -51,7 +51,8 @@ async function open(subject, job) {
     ...(subject.busyPollUs === undefined ? {} : { busyPollUs: subject.busyPollUs }),
   });
   await client.connect();
-  const search = (query) => client.call(protocol.MemorySearch, { agentId: job.agentId, query, limit: job.limit, ...job.filter });
+  // A subject may be a server under a filter (bench:search --filters): the same server is then several subjects.
+  const search = (query) => client.call(protocol.MemorySearch, { agentId: job.agentId, query, limit: job.limit, ...subject.filter });
   return { client, search };
 }
 

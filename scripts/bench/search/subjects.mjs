@@ -270,13 +270,14 @@ export function startSearchTimer() {
      * @param {string} agentId
      * @param {string[]} queries
      * @param {number} limit
-     * @param {Record<string, unknown>} [filter] memory.search's filter params, the same for every server
+     * @param {Array<Record<string, unknown> | undefined>} [filters] memory.search's filter params by server, when
+     *   a server is timed under a filter (the same server may then come several times)
      * @returns {Promise<{samplesNs: number[][], withFacts: number[]}>} by server, in the order of `servers`
      */
-    async time(servers, agentId, queries, limit, filter = undefined) {
+    async time(servers, agentId, queries, limit, filters = undefined) {
       if (waiting !== undefined) throw new Error('the search timer runs one job at a time');
       if (child.done) throw new Error('the search timer has exited');
-      const subjects = servers.map((s) => ({ label: s.label, socketPath: s.socketPath, checkout: s.checkout, busyPollUs: s.clientBusyPollUs }));
+      const subjects = servers.map((s, i) => ({ label: s.label, socketPath: s.socketPath, checkout: s.checkout, busyPollUs: s.clientBusyPollUs, filter: filters?.[i] }));
       const boundMs = TIMER_SLACK_MS + queries.length * servers.length * SEARCH_TIMEOUT_MS;
       let timer;
       try {
@@ -286,7 +287,7 @@ export function startSearchTimer() {
             waiting = undefined;
             reject(new Error(`the search timer did not answer within ${boundMs} ms`));
           }, boundMs);
-          child.proc.send({ subjects, agentId, queries, limit, ...(filter === undefined ? {} : { filter }) });
+          child.proc.send({ subjects, agentId, queries, limit });
         });
       } finally {
         clearTimeout(timer);
