@@ -34,7 +34,8 @@ const BAD_INPUT: Array<[string, Record<string, unknown>, string, string | undefi
   ['memory_reflect', { agent_id: 'A', fact_id: GOOD_ID }, 'action', 'is required'],
   ['memory_reflect', { agent_id: 'A', action: 'merge', fact_id: GOOD_ID }, 'action', 'must be one of "update", "delete"'],
   ['memory_reflect', { agent_id: 'A', action: 'delete' }, 'fact_id', 'is required'],
-  ['memory_reflect', { agent_id: 'A', action: 'update', fact_id: GOOD_ID }, 'content', 'is required when action is "update"'],
+  ['memory_reflect', { agent_id: 'A', action: 'update', fact_id: GOOD_ID }, 'content', 'is required when action is "update" without tags'],
+  ['memory_reflect', { agent_id: 'A', action: 'update', fact_id: GOOD_ID, tags: [''] }, 'tags[0]', undefined],
 ];
 
 describe('failures against a real daemon', () => {

@@ -65,7 +65,7 @@ describe('tools/list', () => {
       memory_add: { keys: ['agent_id', 'content', 'tags', 'context'], required: ['agent_id', 'content'] },
       checkpoint_save: { keys: ['agent_id', 'state', 'message_count'], required: ['agent_id', 'state'] },
       checkpoint_resume: { keys: ['agent_id', 'checkpoint_id', 'on_missing'], required: ['agent_id'] },
-      memory_reflect: { keys: ['agent_id', 'action', 'fact_id', 'content'], required: ['agent_id', 'action', 'fact_id'] },
+      memory_reflect: { keys: ['agent_id', 'action', 'fact_id', 'content', 'tags'], required: ['agent_id', 'action', 'fact_id'] },
     };
     for (const [name, e] of Object.entries(expected)) {
       const schema = tool(name).inputSchema;

@@ -163,9 +163,15 @@ describe('tools in process against a real daemon', () => {
     assert.deepEqual(facts.map((f) => f.content), ['The office is in Lyon']);
     assert.equal(facts[0]!.id, current, 'the returned fact_id is the current fact: the next call can use it');
 
-    const del = assertSuccess(s, 'memory_reflect', await s.call('memory_reflect', { agent_id: agent, action: 'delete', fact_id: current }));
-    assert.deepEqual(del.structured, { action: 'delete', agent, ok: true, fact_id: current });
-    assert.equal(del.text, `Applied delete to fact ${current} for agent "reflector".`);
+    // Tags alone: a new version with the same text and the new tags.
+    const retagged = assertSuccess(s, 'memory_reflect', await s.call('memory_reflect', { agent_id: agent, action: 'update', fact_id: current, tags: ['office', 'moved'] }));
+    const tagged = retagged.structured['fact_id'] as string;
+    const byTag = assertSuccess(s, 'memory_search', await s.call('memory_search', { agent_id: agent, query: 'office', tags: ['moved'] }));
+    assert.deepEqual((byTag.structured['facts'] as Hit[]).map((f) => [f.id, f.content, f.tags]), [[tagged, 'The office is in Lyon', ['office', 'moved']]]);
+
+    const del = assertSuccess(s, 'memory_reflect', await s.call('memory_reflect', { agent_id: agent, action: 'delete', fact_id: tagged }));
+    assert.deepEqual(del.structured, { action: 'delete', agent, ok: true, fact_id: tagged });
+    assert.equal(del.text, `Applied delete to fact ${tagged} for agent "reflector".`);
     const gone = assertSuccess(s, 'memory_search', await s.call('memory_search', { agent_id: agent, query: 'office' }));
     assert.equal(gone.structured['count'], 0);
   });

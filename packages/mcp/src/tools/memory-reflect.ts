@@ -1,4 +1,4 @@
-import { AgentId, Content, MemoryReflect, Ulid } from '@memoryd/protocol';
+import { AgentId, Content, Limits, MemoryReflect, Tag, Ulid } from '@memoryd/protocol';
 import { type Static, Type } from '@sinclair/typebox';
 import { invalidArguments } from '../args.js';
 import { publishUnion } from '../schema.js';
@@ -9,14 +9,21 @@ const Action = (description: string) => Type.Union([Type.Literal('update'), Type
 /** Input of `memory_reflect`. */
 export const MemoryReflectInput = Type.Object({
   agent_id: AgentId,
-  action: Action('"update" replaces the fact\'s text with content; "delete" forgets the fact.'),
+  action: Action('"update" replaces the fact\'s text with content, its tags with tags, or both; "delete" forgets the fact.'),
   fact_id: Type.String({ pattern: Ulid.pattern, description: 'Id of a current fact, from memory_search or memory_add.' }),
   // Content's rule (kept by the spread, symbol keys included), with a
   // description saying when it is needed.
   content: Type.Optional({
     ...Content,
-    description: 'The corrected text (required for "update", ignored for "delete"): 1-16384 bytes of UTF-8, not only white space; no U+0000 and no unpaired surrogate.',
+    description:
+      'The corrected text (for "update": content, tags or both are required; ignored for "delete"): 1-16384 bytes of UTF-8, not only white space; no U+0000 and no unpaired surrogate.',
   } as typeof Content),
+  tags: Type.Optional(
+    Type.Array(Tag, {
+      maxItems: Limits.tagsMaxItems,
+      description: 'For "update": the new tags, replacing the old ones ([] removes them all); without it the tags stay. At most 32. Ignored for "delete".',
+    }),
+  ),
 });
 
 const Agent = Type.String({ description: 'The agent id the call was for, as given.' });
@@ -60,7 +67,7 @@ export const memoryReflectTool = defineTool({
   title: 'Correct or forget a fact',
   description:
     "Correct or remove a fact in an agent's long-term memory. Use it when a remembered fact turns out " +
-    'wrong or outdated (action "update" with the new content) or should be forgotten (action "delete"); ' +
+    'wrong or outdated (action "update" with the new content, new tags, or both) or should be forgotten (action "delete"); ' +
     'get the fact_id from memory_search first. The old text is kept as history but no longer found by ' +
     'memory_search. Returns the applied action; an update also returns the new version\'s fact_id, which ' +
     'later calls use (the old id is then history).',
@@ -73,14 +80,15 @@ export const memoryReflectTool = defineTool({
   async run(args, { backend }) {
     // Checked here, like every other argument, so the agent reads which of
     // its own arguments is wrong rather than a daemon error.
-    if (args.action === 'update' && args.content === undefined) {
-      return failure(invalidArguments('content', 'is required when action is "update"'));
+    if (args.action === 'update' && args.content === undefined && args.tags === undefined) {
+      return failure(invalidArguments('content', 'is required when action is "update" without tags'));
     }
     const r = await backend.call(MemoryReflect, {
       agentId: args.agent_id,
       action: args.action,
       factId: args.fact_id,
       ...(args.action === 'update' && args.content !== undefined ? { content: args.content } : {}),
+      ...(args.action === 'update' && args.tags !== undefined ? { tags: args.tags } : {}),
     });
     const prose = reflectProse(r.action, args.agent_id, args.fact_id);
     if (r.action === 'update') {
