@@ -328,6 +328,33 @@ export class ResidentIndex {
     return true;
   }
 
+  /**
+   * The ids of up to `n` current facts after `afterId` (all when
+   * undefined) that pass `filter`, in id order: a filtered list's page,
+   * read from the mask a search would use. Undefined when ordinals do not
+   * follow ids here (an import brought older ids in after newer ones, and
+   * no renumbering has put them back in order yet): the caller reads the
+   * facts instead.
+   */
+  listIds(filter: IndexFilter, afterId: string | undefined, n: number): string[] | undefined {
+    if (!this.#ordered) return undefined;
+    const { mask, range } = filterMask({ count: this.#count, alive: this.#alive, created: this.#created, timeOrdered: this.#timeOrdered, tags: this.#tags }, filter);
+    const ids: string[] = [];
+    if (range === undefined) return ids;
+    // The first ordinal whose id is above afterId: ids rise with ordinals.
+    let lo = range.lo;
+    if (afterId !== undefined) {
+      let hi = range.hi + 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (this.#ids.text(mid) <= afterId) lo = mid + 1;
+        else hi = mid;
+      }
+    }
+    for (let ord = lo; ord <= range.hi && ids.length < n; ord++) if (mask[ord] !== 0) ids.push(this.#ids.text(ord));
+    return ids;
+  }
+
   /** The tags of the current facts (their keys, search/normal-form.ts) with how many carry each. */
   tagCounts(): Array<{ tag: string; count: number }> {
     return this.#tags.counts();

@@ -104,11 +104,33 @@ export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList
 const FILTER_SCAN = 256;
 
 /**
- * A filtered `memory.list`: the current facts after `after` are read in
- * id order, a step at a time, until a page and one more pass the filter
- * or none are left.
+ * A filtered `memory.list`: the agent's index names the page's facts
+ * (search/resident-index.ts `listIds`, from the mask a filtered search
+ * uses), and only they are read; where the index cannot (its ordinals do
+ * not follow ids), the facts after `after` are read in id order, a step
+ * at a time, until a page and one more pass.
  */
 async function listFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, filter: IndexFilter, limit: number): Promise<ResultOf<typeof MemoryList>> {
+  const index = await ctx.search.index(p.agentId);
+  if (index === undefined) return { facts: [] };
+  const ids = index.listIds(filter, p.after, limit + 1);
+  if (ids !== undefined) {
+    const facts: Fact[] = [];
+    for (const id of ids.slice(0, limit)) {
+      const fact = await readCurrentFact(ctx, p.agentId, id);
+      if (fact !== undefined) facts.push(toFact(fact));
+      else if (!ctx.search.isPending(p.agentId)) {
+        throw new DaemonError(DaemonErrorCodes.Damaged, `fact ${id} of agent ${p.agentId} is in its search index but not in the store; run memoryd --verify`);
+      }
+    }
+    const last = facts[facts.length - 1];
+    return ids.length > limit && last !== undefined ? { facts, next: last.id } : { facts };
+  }
+  return scanFiltered(ctx, p, filter, limit);
+}
+
+/** A filtered `memory.list` by reading the facts in id order until a page and one more pass. */
+async function scanFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, filter: IndexFilter, limit: number): Promise<ResultOf<typeof MemoryList>> {
   const facts: Fact[] = [];
   let more = false;
   const iterator = ctx.subs.fact.iterator(agentRange(p.agentId, p.after));
