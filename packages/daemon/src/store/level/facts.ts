@@ -123,8 +123,8 @@ async function listFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, f
         throw new DaemonError(DaemonErrorCodes.Damaged, `fact ${id} of agent ${p.agentId} is in its search index but not in the store; run memoryd --verify`);
       }
     }
-    const last = facts[facts.length - 1];
-    return ids.length > limit && last !== undefined ? { facts, next: last.id } : { facts };
+    // The next page follows the last id of this one, returned or not.
+    return ids.length > limit ? { facts, next: ids[limit - 1]! } : { facts };
   }
   return scanFiltered(ctx, p, filter, limit);
 }
