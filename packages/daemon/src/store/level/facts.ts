@@ -9,7 +9,7 @@ import {
 import { DaemonError, DaemonErrorCodes } from '../../errors.js';
 import { type AgentStats, type StoredFact, decodeFact, encodeFact } from './codec.js';
 import type { StoreContext } from './context.js';
-import { guard } from './db.js';
+import { guard, readSync } from './db.js';
 import { readWhole } from './count-check.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
@@ -33,6 +33,26 @@ export async function readCurrentFact(ctx: StoreContext, agentId: string, id: st
 export async function readPastFact(ctx: StoreContext, agentId: string, id: string): Promise<StoredFact | undefined> {
   const text = await guard(`read fact ${id}`, () => ctx.subs.hist.get(recordKey(agentId, id)));
   return text === undefined ? undefined : decodeFact(`fact version ${id} of agent ${agentId}`, text, id);
+}
+
+/**
+ * A current fact the agent's search index names, from the fact cache or
+ * LevelDB (read synchronously: a search or a list page reads a few).
+ * Undefined when a batch of the agent not yet applied to the index
+ * removed it; otherwise the index and the store agree, unless the store
+ * lost the record, which is Damaged: a shorter answer would hide it.
+ */
+export function readIndexedFact(ctx: StoreContext, agentId: string, id: string): StoredFact | undefined {
+  let fact = ctx.facts.get(agentId, id);
+  if (fact === undefined) {
+    const text = readSync(`read fact ${id}`, () => ctx.subs.fact.getSync(recordKey(agentId, id)));
+    fact = text === undefined ? undefined : decodeFact(`fact ${id} of agent ${agentId}`, text, id);
+    if (fact !== undefined) ctx.facts.set(agentId, fact);
+  }
+  if (fact === undefined && !ctx.search.isPending(agentId)) {
+    throw new DaemonError(DaemonErrorCodes.Damaged, `fact ${id} of agent ${agentId} is in its search index but not in the store; run memoryd --verify`);
+  }
+  return fact;
 }
 
 /**
@@ -117,11 +137,8 @@ async function listFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, f
   if (ids !== undefined) {
     const facts: Fact[] = [];
     for (const id of ids.slice(0, limit)) {
-      const fact = await readCurrentFact(ctx, p.agentId, id);
+      const fact = readIndexedFact(ctx, p.agentId, id);
       if (fact !== undefined) facts.push(toFact(fact));
-      else if (!ctx.search.isPending(p.agentId)) {
-        throw new DaemonError(DaemonErrorCodes.Damaged, `fact ${id} of agent ${p.agentId} is in its search index but not in the store; run memoryd --verify`);
-      }
     }
     // The next page follows the last id of this one, returned or not.
     return ids.length > limit ? { facts, next: ids[limit - 1]! } : { facts };
