@@ -1,4 +1,5 @@
 import type { TagLists } from './tag-lists.js';
+import { lowerBound } from './typed-arrays.js';
 
 /**
  * A filter as the index applies it: tags as keys (search/normal-form.ts),
@@ -35,25 +36,11 @@ export interface FilterSource {
 /** One mask serves every search (they run one at a time, synchronously); grown as indexes grow. */
 let scratch = new Uint8Array(0);
 
-/** The first index in `a[0..n)` whose value is at least `x` (`a` ascending). */
-function lowerBound(a: Float64Array | Uint32Array, n: number, x: number): number {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** The ordinals `lo..hi` whose time passes: all of them when times follow ordinals, else each checked. */
 function timeRange(src: FilterSource, f: IndexFilter): { lo: number; hi: number; checkEach: boolean } {
-  const since = f.since ?? -Infinity;
-  const until = f.until ?? Infinity;
   if (!src.timeOrdered) return { lo: 0, hi: src.count - 1, checkEach: f.since !== undefined || f.until !== undefined };
-  const lo = f.since === undefined ? 0 : lowerBound(src.created, src.count, since);
-  const hi = (f.until === undefined ? src.count : lowerBound(src.created, src.count, until)) - 1;
+  const lo = f.since === undefined ? 0 : lowerBound(src.created, src.count, f.since);
+  const hi = (f.until === undefined ? src.count : lowerBound(src.created, src.count, f.until)) - 1;
   return { lo, hi, checkEach: false };
 }
 

@@ -2,7 +2,7 @@ import type { AnalysedQuery } from './analyze.js';
 import { Dictionary } from './dictionary.js';
 import type { DocTerms } from './doc-terms.js';
 import { FactIds } from './fact-ids.js';
-import { type IndexFilter, filterMask } from './filter-mask.js';
+import { type FilterMask, type IndexFilter, filterMask } from './filter-mask.js';
 import type { IndexSnapshot } from './index-image.js';
 import { maxScore } from './max-score.js';
 import { PostingLists } from './posting-lists.js';
@@ -338,7 +338,7 @@ export class ResidentIndex {
    */
   listIds(filter: IndexFilter, afterId: string | undefined, n: number): string[] | undefined {
     if (!this.#ordered) return undefined;
-    const { mask, range } = filterMask({ count: this.#count, alive: this.#alive, created: this.#created, timeOrdered: this.#timeOrdered, tags: this.#tags }, filter);
+    const { mask, range } = this.#passing(filter);
     const ids: string[] = [];
     if (range === undefined) return ids;
     // The first ordinal whose id is above afterId: ids rise with ordinals.
@@ -353,6 +353,11 @@ export class ResidentIndex {
     }
     for (let ord = lo; ord <= range.hi && ids.length < n; ord++) if (mask[ord] !== 0) ids.push(this.#ids.text(ord));
     return ids;
+  }
+
+  /** The mask of the facts that pass `filter`, and the ordinals it spans (search/filter-mask.ts). */
+  #passing(filter: IndexFilter): FilterMask {
+    return filterMask({ count: this.#count, alive: this.#alive, created: this.#created, timeOrdered: this.#timeOrdered, tags: this.#tags }, filter);
   }
 
   /** The tags of the current facts (their keys, search/normal-form.ts) with how many carry each. */
@@ -377,7 +382,7 @@ export class ResidentIndex {
     let alive = this.#alive;
     let range: { lo: number; hi: number } | undefined;
     if (filter !== undefined) {
-      const passing = filterMask({ count: this.#count, alive, created: this.#created, timeOrdered: this.#timeOrdered, tags: this.#tags }, filter);
+      const passing = this.#passing(filter);
       if (passing.range === undefined) return [];
       ({ mask: alive, range } = passing);
     }

@@ -1,4 +1,4 @@
-import { atLeast } from './typed-arrays.js';
+import { atLeast, lowerBound } from './typed-arrays.js';
 
 /** One tag's facts: their ordinals in rising order (dead ones too, until a renumbering), and how many are live. */
 export class TagList {
@@ -16,14 +16,8 @@ export class TagList {
 
   /** Whether `ord` is listed (a binary search). */
   holds(ord: number): boolean {
-    let lo = 0;
-    let hi = this.n;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.ords[mid]! < ord) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.n && this.ords[lo] === ord;
+    const at = lowerBound(this.ords, this.n, ord);
+    return at < this.n && this.ords[at] === ord;
   }
 }
 

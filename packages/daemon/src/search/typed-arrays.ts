@@ -21,3 +21,15 @@ export function swapPair(ids: Uint32Array, values: Float64Array, i: number, j: n
   values[i] = values[j]!;
   values[j] = value;
 }
+
+/** The first index in `a[0..n)` whose value is at least `x` (`a` ascending). */
+export function lowerBound(a: Float64Array | Uint32Array, n: number, x: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
