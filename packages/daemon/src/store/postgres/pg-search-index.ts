@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Logger } from '../../logger.js';
-import { type DocTerms, docTerms } from '../../search/doc-terms.js';
+import { docTerms } from '../../search/doc-terms.js';
 import { ResidentIndex } from '../../search/resident-index.js';
 import { fitBudget, LOAD_PAGE, LoadFailures } from '../index-rules.js';
 import type { FactChange } from '../vector-store.js';
@@ -61,11 +61,6 @@ export interface IndexedFact {
 
 /** The columns of an {@link IndexedFact}. */
 const INDEXED_COLUMNS = 'id, content, tags, context, created_at AS "createdAt"';
-
-/** What the index keeps of a fact: its text, tags and context analysed, and its time (search/doc-terms.ts). */
-function docOf(f: IndexedFact): DocTerms {
-  return docTerms(f);
-}
 
 interface AgentIndex {
   index: ResidentIndex | undefined;
@@ -226,8 +221,8 @@ export class PgSearchIndexes {
       for (const fact of added) entry.own.push({ fact, current: true });
       return;
     }
-    for (const f of removed) entry.index.remove(f.id, docOf(f));
-    for (const f of added) entry.index.add(f.id, docOf(f));
+    for (const f of removed) entry.index.remove(f.id, docTerms(f));
+    for (const f of added) entry.index.add(f.id, docTerms(f));
     this.#fitBudget(agentId);
   }
 
@@ -266,7 +261,7 @@ export class PgSearchIndexes {
           `SELECT ${INDEXED_COLUMNS} FROM facts WHERE agent_id = $1 AND dedup_key IS NOT NULL AND id > $2 ORDER BY id LIMIT $3`,
           [agentId, after, this.#loadPage],
         );
-        for (const row of rows) index.add(row.id, docOf(row));
+        for (const row of rows) index.add(row.id, docTerms(row));
         if (rows.length < this.#loadPage) break;
         after = rows[rows.length - 1]!.id;
         await new Promise<void>((resolve) => setImmediate(resolve));
@@ -282,7 +277,7 @@ export class PgSearchIndexes {
     index.endLoad();
     // This daemon's writes during the load, whether or not its read saw them (add and remove change nothing twice).
     for (const { fact, current } of entry.own.splice(0)) {
-      const doc = docOf(fact);
+      const doc = docTerms(fact);
       if (current) index.add(fact.id, doc);
       else if (index.has(fact.id)) index.remove(fact.id, doc);
     }
@@ -394,7 +389,7 @@ export class PgSearchIndexes {
           continue;
         }
         for (const row of rows) {
-          const doc = docOf(row);
+          const doc = docTerms(row);
           if (row.current) index.add(row.id, doc);
           else if (index.has(row.id)) index.remove(row.id, doc);
         }

@@ -2,6 +2,7 @@ import { type Fact, Limits } from '@memoryd/protocol';
 import pg from 'pg';
 import { analyzeQuery } from '../../search/analyze.js';
 import type { IndexFilter } from '../../search/filter-mask.js';
+import type { ResidentIndex } from '../../search/resident-index.js';
 import { DEFAULT_INDEX_MEMORY_BYTES } from '../store-config.js';
 import { DaemonError, DaemonErrorCodes, notFound, readOnly, storageError, unavailableError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -224,7 +225,7 @@ export class PostgresMemoryStore implements MemoryStore {
       const index = await this.#indexes.index(p.agentId);
       if (index === undefined) {
         // By SQL, a filter's tags are compared here, on every match (pg-search.ts).
-        let rows = await searchBySql(this.#pool, p.agentId, p.query, limit, filter);
+        const rows = await searchBySql(this.#pool, p.agentId, p.query, limit, filter);
         this.#health.reached();
         let facts = rows.map((row) => ({ stored: storedFactOfRow(row), score: row.score }));
         if (filter !== undefined) facts = facts.filter((f) => passesFilter(filter, f.stored)).slice(0, limit);
@@ -277,12 +278,7 @@ export class PostgresMemoryStore implements MemoryStore {
    * page and one more pass.
    */
   async #listFiltered(agentId: string, after: string | undefined, limit: number, filter: IndexFilter): Result<'listFacts'> {
-    let index;
-    try {
-      index = await this.#indexes.index(agentId);
-    } catch (err) {
-      throw err instanceof DaemonError ? err : await this.#failed(`list the facts of agent ${agentId}`, err, false);
-    }
+    const index = await this.#agentIndex(agentId, `list the facts of agent ${agentId}`);
     const ids = index?.listIds(filter, after, limit + 1);
     if (ids !== undefined) {
       const rows = await this.#query<FactRow>(
@@ -374,12 +370,7 @@ export class PostgresMemoryStore implements MemoryStore {
 
   /** `memory.tags`: from the agent's index, or by SQL while there is none (tags normalised here, as the index keys them). */
   async tags(p: Params<'tags'>): Result<'tags'> {
-    let index;
-    try {
-      index = await this.#indexes.index(p.agentId);
-    } catch (err) {
-      throw err instanceof DaemonError ? err : await this.#failed(`count the tags of agent ${p.agentId}`, err, false);
-    }
+    const index = await this.#agentIndex(p.agentId, `count the tags of agent ${p.agentId}`);
     if (index !== undefined) return { tags: sortTagCounts(index.tagCounts()) };
     const rows = await this.#query<{ tags: string[] }>(
       `count the tags of agent ${p.agentId}`,
@@ -389,6 +380,18 @@ export class PostgresMemoryStore implements MemoryStore {
     const counts = new Map<string, number>();
     for (const row of rows) for (const key of tagKeys(row.tags)) counts.set(key, (counts.get(key) ?? 0) + 1);
     return { tags: sortTagCounts([...counts].map(([tag, count]) => ({ tag, count }))) };
+  }
+
+  /**
+   * The agent's index (pg-search-index.ts), or undefined while it is not
+   * in step; a failure to load it is the store's error for `what`.
+   */
+  async #agentIndex(agentId: string, what: string): Promise<ResidentIndex | undefined> {
+    try {
+      return await this.#indexes.index(agentId);
+    } catch (err) {
+      throw err instanceof DaemonError ? err : await this.#failed(what, err, false);
+    }
   }
 
   /** Makes the current fact `old` history as `retired`, its text's claim dropped or passed on (pg-claims.ts). */
