@@ -1,4 +1,4 @@
-import type { MemoryHistory, MemoryTags, ParamsOf, ResultOf } from '@memoryd/protocol';
+import type { MemoryHistory, ParamsOf, ResultOf } from '@memoryd/protocol';
 import type { StoredFact } from './codec.js';
 import type { StoreContext } from './context.js';
 import { guard } from './db.js';
@@ -6,7 +6,6 @@ import { readCurrentFact, readPastFact } from './facts.js';
 import { agentRange, splitKey } from './keys.js';
 import { decodeFact } from './codec.js';
 import { factHistory } from '../rules/fact-history.js';
-import { sortTagCounts } from '../rules/tag-counts.js';
 
 /** Past versions read per step of the scan for predecessors. */
 const SCAN_STEP = 1_000;
@@ -49,10 +48,4 @@ export async function history(ctx: StoreContext, p: ParamsOf<typeof MemoryHistor
     },
   });
   return { versions };
-}
-
-/** `memory.tags` on LevelDB: from the agent's search index, which lists its current facts by tag. */
-export async function tags(ctx: StoreContext, p: ParamsOf<typeof MemoryTags>): Promise<ResultOf<typeof MemoryTags>> {
-  const index = await ctx.search.index(p.agentId);
-  return { tags: sortTagCounts(index?.tagCounts() ?? []) };
 }

@@ -1,4 +1,5 @@
 import type { FactVersion } from '@memoryd/protocol';
+import { toVersion } from './records.js';
 import { notFound } from '../../errors.js';
 import type { StoredFact } from '../stored-records.js';
 
@@ -10,16 +11,6 @@ import type { StoredFact } from '../stored-records.js';
  * one newest version (current, or deleted) form a tree; the history of
  * any of its versions is that whole tree.
  */
-
-/** A stored version as memory.history returns it: no context, absent keys left out. */
-export function toVersion(f: StoredFact): FactVersion {
-  const v: FactVersion = { id: f.id, content: f.content, createdAt: f.createdAt };
-  if (f.tags !== undefined) v.tags = f.tags;
-  if (f.updatedAt !== undefined) v.updatedAt = f.updatedAt;
-  if (f.supersededBy !== undefined) v.supersededBy = f.supersededBy;
-  if (f.deletedAt !== undefined) v.deletedAt = f.deletedAt;
-  return v;
-}
 
 /** How a backend reads versions: one by id (current or past), and those that name any of `ids` as supersededBy. */
 export interface VersionReader {

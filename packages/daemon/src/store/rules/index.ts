@@ -4,4 +4,4 @@ export { normalForm, tagKeys } from '../../search/normal-form.js';
 export { deletedVersion, isCurrent, nextVersion, notCurrentError, supersededVersion, updateChange, changedContent, type Change } from './fact-versions.js';
 export { checkImportRecords, type ImportRejection, planImport, storedCheckpointOf, storedFactOf } from './import-rules.js';
 export { factFilter, passesFilter, type FilterParams } from './fact-filter.js';
-export { factHistory, toVersion } from './fact-history.js';
+export { factHistory } from './fact-history.js';

@@ -1,4 +1,4 @@
-import type { ExportRecord, Fact } from '@memoryd/protocol';
+import type { ExportRecord, Fact, FactVersion } from '@memoryd/protocol';
 import type { StoredCheckpoint, StoredFact } from '../stored-records.js';
 
 /*
@@ -12,6 +12,16 @@ export function toFact(stored: StoredFact, score?: number): Fact {
   if (stored.tags !== undefined) fact.tags = stored.tags;
   if (score !== undefined) fact.score = score;
   return fact;
+}
+
+/** A fact version as memory.history returns it: its history fields, no context. */
+export function toVersion(f: StoredFact): FactVersion {
+  const v: FactVersion = { id: f.id, content: f.content, createdAt: f.createdAt };
+  if (f.tags !== undefined) v.tags = f.tags;
+  if (f.updatedAt !== undefined) v.updatedAt = f.updatedAt;
+  if (f.supersededBy !== undefined) v.supersededBy = f.supersededBy;
+  if (f.deletedAt !== undefined) v.deletedAt = f.deletedAt;
+  return v;
 }
 
 /** A fact version as an export record. */
