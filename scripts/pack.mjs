@@ -51,6 +51,9 @@ const FILES = [
   ['packages/mcp/dist/memoryd-mcp.v8cache', 'dist/memoryd-mcp.v8cache'],
   ['packages/cli/dist/memoryctl.cjs', 'dist/memoryctl.cjs'],
   ['packages/cli/dist/memoryctl.v8cache', 'dist/memoryctl.v8cache'],
+  ['packages/cli/dist/web/index.html', 'dist/web/index.html'],
+  ['packages/cli/dist/web/app.js', 'dist/web/app.js'],
+  ['packages/cli/dist/web/app.css', 'dist/web/app.css'],
   ['scripts/bundle-loader.cjs', 'dist/bundle-loader.cjs'],
   ['README.md', 'README.md'],
   ['LICENSE', 'LICENSE'],
@@ -97,7 +100,7 @@ for (const id of new Set([...externalsOf('packages/daemon/dist/memoryd.cjs'), ..
 const stage = join(out, 'stage', 'memoryd');
 rmSync(join(out, 'stage'), { recursive: true, force: true });
 mkdirSync(join(stage, 'bin'), { recursive: true });
-mkdirSync(join(stage, 'dist'));
+mkdirSync(join(stage, 'dist', 'web'), { recursive: true });
 for (const [from, to] of FILES) copyFileSync(join(ROOT, from), join(stage, to));
 cpSync(join(ROOT, 'docs'), join(stage, 'docs'), { recursive: true });
 const manifest = {

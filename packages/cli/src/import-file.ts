@@ -7,6 +7,11 @@ import { EXPORT_FORMAT, EXPORT_VERSION } from './export-file.js';
 import { fileProblem } from './file-problem.js';
 
 /** A line the import did not take, with why. */
+/** The input is not an export file (its first line, or nothing at all): nothing was imported. */
+export class NotAnExport extends Error {
+  override name = 'NotAnExport';
+}
+
 export interface Rejection {
   /** 1-based line number in the file. */
   line: number;
@@ -96,7 +101,7 @@ export async function importStream(
     bytes += Buffer.byteLength(line) + 1;
     if (n === 1) {
       const problem = headerProblem(line);
-      if (problem !== undefined) throw new Error(`line 1: ${problem}`);
+      if (problem !== undefined) throw new NotAnExport(`line 1: ${problem}`);
       continue;
     }
     if (line.trim() === '') continue;
@@ -108,7 +113,7 @@ export async function importStream(
     }
     if (batch.length === Limits.importMaxRecords) await send();
   }
-  if (n === 0) throw new Error('the input is empty: not a memoryd export file');
+  if (n === 0) throw new NotAnExport('the input is empty: not a memoryd export file');
   await send();
   outcome.rejected.sort((a, b) => a.line - b.line);
   return outcome;

@@ -125,6 +125,34 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     await waitFor(() => daemonsUnder(installed.runtime).length === 0, 10_000, 'the daemon to stop');
   });
 
+  it('memoryctl ui --no-open serves the page and its files from the installed package', async () => {
+    const child = spawn(installed.bin('memoryctl'), ['ui', '--no-open'], { env: installed.env, cwd: '/', stdio: ['ignore', 'pipe', 'pipe'] });
+    trackPid(child.pid!);
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await waitFor(() => /http:\/\/\S+/.test(out) || child.exitCode !== null, 20_000, `the installed memoryctl ui to print its address (stderr: ${err})`);
+    const url = new URL(/http:\/\/\S+/.exec(out)![0]);
+    const first = await fetch(url, { redirect: 'manual' });
+    assert.equal(first.status, 303);
+    const cookie = first.headers.get('set-cookie')!.split(';')[0]!;
+    for (const [path, type] of [['/', 'text/html'], ['/app.js', 'text/javascript'], ['/app.css', 'text/css']] as const) {
+      const r = await fetch(new URL(path, url.origin), { headers: { cookie } });
+      assert.equal(r.status, 200, path);
+      assert.match(r.headers.get('content-type') ?? '', new RegExp(type));
+      const body = await r.text();
+      assert.ok(body.length > 300, `${path} is the page's file, not a stub`);
+      if (path === '/') assert.match(body, /<script type="module" src="\/app.js">/);
+    }
+    child.kill('SIGINT');
+    assert.equal(await withTimeout(exited, 10_000, 'the installed memoryctl ui to stop on SIGINT'), 0);
+    untrackPid(child.pid!);
+    await bin('memoryctl', ['stop']);
+    await waitFor(() => daemonsUnder(installed.runtime).length === 0, 10_000, 'the daemon to stop');
+  });
+
   it('a start that fails says one line, with no stack, and its stacks (at debug) name no build checkout path', async () => {
     const dir = tempDir('release-fail-');
     const file = join(dir, 'a-file');

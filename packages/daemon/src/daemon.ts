@@ -123,6 +123,7 @@ async function serve(held: Held, target: ListenTarget, config: DaemonConfig, log
     startedAt: new Date(),
     socket: target.path,
     dataDir: config.dataDir,
+    store: config.store,
     connectionCount: () => held.server?.connectionCount ?? 0,
     // After the current response is written: microtasks run first.
     requestShutdown: (reason: string) => setImmediate(() => void stop(reason)),

@@ -36,6 +36,8 @@ export interface DaemonContext {
   readonly startedAt: Date;
   readonly socket: string;
   readonly dataDir: string;
+  /** The store backend, as `--store` chose it. */
+  readonly store: string;
   connectionCount(): number;
   /** Starts a graceful stop after the current response is written. */
   requestShutdown(reason: string): void;
@@ -76,6 +78,7 @@ export function daemonMethods(store: MemoryStore, ctx: DaemonContext, embeddings
         uptimeMs: Math.max(0, Date.now() - ctx.startedAt.getTime()),
         socket: ctx.socket,
         dataDir: ctx.dataDir,
+        store: ctx.store,
         connections: ctx.connectionCount(),
         ...counts,
         health: store.health(),

@@ -14,10 +14,9 @@ import { createServer, type Socket } from 'node:net';
 import { after, it } from 'node:test';
 import pg from 'pg';
 import { AdminExport, AdminImport, DaemonStatus, MemoryAdd, MemoryList } from '@memoryd/protocol';
-import { cleanupAll, type DaemonHandle, spawnDaemon, startDaemon, waitFor } from '@memoryd/test-support';
+import { cleanupAll, type DaemonHandle, makeUlid, spawnDaemon, startDaemon, waitFor } from '@memoryd/test-support';
 import { describeUnless, dropSchemas, freshSchema, PG_SKIP, pgAdmin, privateServer } from './helpers/postgres.js';
 import { listedFacts } from './helpers/read-all.js';
-import { makeUlid } from './helpers/shapes.js';
 import { type RpcClient, type RpcResponse, connect } from './helpers/rpc.js';
 
 /** Options of a daemon on PostgreSQL, its tables in `schema`. */

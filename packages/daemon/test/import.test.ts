@@ -15,11 +15,10 @@ import {
   MemoryList,
   MemorySearch,
 } from '@memoryd/protocol';
-import { type DaemonHandle, startDaemon } from '@memoryd/test-support';
+import { type DaemonHandle, makeUlid, startDaemon } from '@memoryd/test-support';
 import { exportAll, populate, type Populated } from './helpers/export-data.js';
 import { useDaemon } from './helpers/fixture.js';
 import { connect, type RpcClient } from './helpers/rpc.js';
-import { makeUlid } from './helpers/shapes.js';
 
 let records: ExportRecord[];
 let made: Populated;

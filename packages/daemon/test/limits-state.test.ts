@@ -10,7 +10,8 @@ import { AdminExport, AdminImport } from '@memoryd/protocol';
 import { useDaemon } from './helpers/fixture.js';
 import { accept, reject, runLimitCases } from './helpers/limit-cases.js';
 import { assertInvalidParams } from './helpers/rpc.js';
-import { bytesOf, makeUlid } from './helpers/shapes.js';
+import { makeUlid } from '@memoryd/test-support';
+import { bytesOf } from './helpers/shapes.js';
 
 const shared = useDaemon();
 const MiB = 1024 * 1024;

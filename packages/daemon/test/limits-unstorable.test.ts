@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AdminImport, CheckpointResume, CheckpointSave, MemoryAdd, MemoryList, MemoryReflect, MemorySearch } from '@memoryd/protocol';
 import { useDaemon } from './helpers/fixture.js';
-import { makeUlid } from './helpers/shapes.js';
+import { makeUlid } from '@memoryd/test-support';
 
 const shared = useDaemon();
 

@@ -12,9 +12,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { DAEMON_VERSION, type Embedder, Embeddings, type Logger, type MemoryStore, openPostgresStore, silentLogger } from '@memoryd/daemon';
-import { waitFor } from '@memoryd/test-support';
+import { makeUlid, waitFor } from '@memoryd/test-support';
 import { describeUnless, dropSchemas, freshSchema, PG_SKIP, pgAdmin } from './helpers/postgres.js';
-import { makeUlid } from './helpers/shapes.js';
 import { openTempStore, useStoreCleanup } from './helpers/store.js';
 
 type VectorStore = ReturnType<MemoryStore['vectors']>;

@@ -16,6 +16,7 @@ export {
 export { daemonsUnder, isAlive, pidsMentioning, type ProcessInfo, processes, residentBytes, terminate } from './processes.js';
 export { canConnect, waitFor, withTimeout } from './wait.js';
 export { prng } from './random.js';
+export { makeUlid } from './ulid.js';
 export { fillDisk, mountTmpfs, type Tmpfs } from './tmpfs.js';
 export {
   FAKE_EMBEDDER_MODELS,

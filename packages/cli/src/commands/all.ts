@@ -42,6 +42,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'export', summary: "an export file of every record (or one agent's): export [--agent A] [-o FILE]", load: async () => (await import('./export.js')).exportCommand },
   { name: 'import', summary: 'import an export file (or stdin), 1,000 records a call: import [FILE]', load: async () => (await import('./import.js')).importCommand },
   { name: 'backup', summary: 'a consistent export into DIR/memoryd-<UTC time>.jsonl, while serving', load: async () => (await import('./backup.js')).backup },
+  { name: 'ui', summary: 'a web page to see and correct what agents remember: ui [--port N] [--no-open]', load: async () => (await import('./ui.js')).ui },
   { name: 'stop', summary: 'stop the daemon gracefully', load: async () => (await import('./stop.js')).stop },
   {
     name: 'service',

@@ -13,8 +13,8 @@ export const status: Command = {
   name: 'status',
   help: `Usage: memoryctl status
 
-Prints the running daemon's version, pid, uptime, socket, data dir, open
-connections, counts of facts, checkpoints and agents, and health ("ok", or
+Prints the running daemon's version, pid, uptime, socket, data dir, store
+backend (level or postgres), open connections, counts of facts, checkpoints and agents, and health ("ok", or
 "read-only: CAUSE" while writes are refused after a failed one); with an
 embedder, its model, the facts still to embed and its last error.
 `,
@@ -33,6 +33,7 @@ embedder, its model, the facts still to embed and its last error.
           ['uptime', uptime(s.uptimeMs)],
           ['socket', s.socket],
           ['data dir', s.dataDir],
+          ['store', s.store],
           ['connections', s.connections],
           ['facts', s.facts],
           ['checkpoints', s.checkpoints],

@@ -57,6 +57,7 @@ export const DaemonStatus = defineMethod(
     uptimeMs: Count,
     socket: Type.String(),
     dataDir: Type.String(),
+    store: Type.String({ description: 'The store backend: "level" (LevelDB in the data dir) or "postgres".' }),
     connections: Count,
     facts: Type.Integer({ minimum: 0, description: 'Current facts, all agents.' }),
     checkpoints: Type.Integer({ minimum: 0, description: 'Checkpoints, all agents.' }),
@@ -77,7 +78,7 @@ export const DaemonStatus = defineMethod(
      */
     embeddings: Type.Optional(EmbeddingsStatus),
   }),
-  'Version, pid, uptime, socket, data dir, open connections, counts of facts, checkpoints and agents, health, and (with an embedder) meaning search\'s state.',
+  'Version, pid, uptime, socket, data dir, store backend, open connections, counts of facts, checkpoints and agents, health, and (with an embedder) meaning search\'s state.',
 );
 
 /** Asks the daemon to stop gracefully, as on SIGTERM. */

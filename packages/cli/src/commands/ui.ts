@@ -1,0 +1,70 @@
+import { once } from 'node:events';
+import { UsageError } from '@memoryd/client/args';
+import type { Command } from '../command.js';
+import { commandArgs } from '../args.js';
+import { openBrowser } from '../ui/open-browser.js';
+import { startUiServer } from '../ui/server.js';
+
+/** `--port N`: 1-65535, or undefined for a free port. */
+function portOption(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const text = String(value);
+  if (!/^\d+$/.test(text) || Number(text) < 1 || Number(text) > 65535) throw new UsageError(`--port must be a port number from 1 to 65535, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** Resolves at the first Ctrl-C (SIGINT) or SIGTERM. */
+async function stopSignal(): Promise<NodeJS.Signals> {
+  const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM'];
+  const ac = new AbortController();
+  try {
+    return await Promise.race(signals.map(async (s) => (await once(process, s, { signal: ac.signal }), s)));
+  } finally {
+    ac.abort();
+  }
+}
+
+export const ui: Command = {
+  name: 'ui',
+  help: `Usage: memoryctl ui [--port N] [--no-open]
+
+Serves a web page on 127.0.0.1 where you see and correct what your agents
+remember: agents, their facts newest first, search as you type with tag
+and time filters, each fact's history, editing, deleting and adding
+facts, checkpoints, the daemon's status, export and import. The page talks
+to the daemon through this memoryctl; the daemon itself listens on its
+socket only.
+
+It prints the page's address, with a token that works once, and opens it
+in your browser. Every request needs the cookie that token is swapped for,
+so other users of this machine cannot use the page. Ctrl-C stops it.
+
+Options:
+  --port N    serve on port N (default: a free port)
+  --no-open   print the address without opening a browser
+`,
+  async run(ctx) {
+    const a = commandArgs(ctx.argv, { port: { type: 'string' }, 'no-open': { type: 'boolean' } }, []);
+    if (a.help) {
+      ctx.out(this.help);
+      return 0;
+    }
+    const port = portOption(a.values['port']);
+    // Connect (and autostart) first: a daemon that cannot be reached is said now, not on the page's first request.
+    await ctx.client().connect();
+    const server = await startUiServer(ctx.client(), port ?? 0);
+    const stopped = stopSignal();
+    try {
+      ctx.out(`memoryd's page: ${server.firstUrl}`);
+      ctx.err('memoryctl: the address works once; Ctrl-C stops the page');
+      if (a.values['no-open'] !== true) {
+        const problem = await openBrowser(server.firstUrl);
+        if (problem !== undefined) ctx.err(`memoryctl: could not open a browser (${problem}): open the address above`);
+      }
+      await stopped;
+    } finally {
+      await server.close();
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,72 @@
+// Pieces several views show: an error, a fact in a list, tags, a
+// confirmation, a pager.
+import type { Fact } from '@memoryd/protocol';
+import { html } from 'htm/preact';
+import { useEffect, useRef } from 'preact/hooks';
+import { ApiError } from './api.js';
+import { when } from './format.js';
+import { href } from './route.js';
+
+/** What went wrong, in the daemon's words, where the reader looks. */
+export function ErrorNote({ error }: { error: Error | undefined }) {
+  if (error === undefined) return null;
+  const code = error instanceof ApiError ? ` (${error.code})` : '';
+  return html`<p class="error" role="alert">${error.message}${code}</p>`;
+}
+
+/** A fact's tags as small labels. */
+export function TagList({ tags }: { tags: readonly string[] | undefined }) {
+  if (tags === undefined || tags.length === 0) return null;
+  return html`<ul class="tags" aria-label="tags">${tags.map((t) => html`<li key=${t}>${t}</li>`)}</ul>`;
+}
+
+/** One fact in a list: its text (a link to its page), tags, when, and its score in a search. */
+export function FactItem({ agentId, fact }: { agentId: string; fact: Fact }) {
+  return html`<li class="fact" data-fact=${fact.id}>
+    <a class="fact-text" href=${href({ view: 'fact', agentId, factId: fact.id })}>${fact.content}</a>
+    <div class="meta">
+      <${TagList} tags=${fact.tags} />
+      <time datetime=${fact.createdAt}>${when(fact.createdAt)}</time>
+      ${fact.score === undefined ? null : html`<span class="score" title="relevance">score ${fact.score.toFixed(3)}</span>`}
+    </div>
+  </li>`;
+}
+
+/**
+ * Asks before something that cannot be undone, in a modal dialog (Escape
+ * or Cancel keeps everything): `onAnswer(true)` only on the confirming
+ * button.
+ */
+export function Confirm({ open, question, yes, onAnswer }: { open: boolean; question: string; yes: string; onAnswer(ok: boolean): void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    const d = dialog.current;
+    if (d === null) return;
+    if (open && !d.open) d.showModal();
+    if (!open && d.open) d.close();
+  }, [open]);
+  return html`<dialog ref=${dialog} class="confirm" onCancel=${() => onAnswer(false)}>
+    <p>${question}</p>
+    <div class="actions">
+      <button type="button" onClick=${() => onAnswer(false)}>Cancel</button>
+      <button type="button" class="danger" onClick=${() => onAnswer(true)}>${yes}</button>
+    </div>
+  </dialog>`;
+}
+
+/** Buttons to the previous and next page, each shown only when there is one. */
+export function Pager({ onBack, onMore, backLabel, moreLabel }: { onBack?: () => void; onMore?: () => void; backLabel: string; moreLabel: string }) {
+  if (onBack === undefined && onMore === undefined) return null;
+  return html`<nav class="pager" aria-label="pages">
+    ${onBack === undefined ? html`<span />` : html`<button type="button" onClick=${onBack}>${backLabel}</button>`}
+    ${onMore === undefined ? null : html`<button type="button" onClick=${onMore}>${moreLabel}</button>`}
+  </nav>`;
+}
+
+/** A cursor stack for pages read by `after`: where each page began, so a page back reads that page again. */
+export interface Pages {
+  /** The cursor the shown page was read from (undefined: the first page). */
+  current: string | undefined;
+  /** Cursors of the pages before it. */
+  before: Array<string | undefined>;
+}
