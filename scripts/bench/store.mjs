@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // The store's own cost, in one process, without the socket: memory.add and
-// a first memory.list page of 100 facts on a --no-sync store, each run in a
-// fresh child process, alternated with a baseline checkout when one is
-// given (ADR 0016 measured the seals' cost with it). Prints every run and
-// the medians; with a baseline, the ratio new ÷ baseline.
+// a first memory.list page of 100 facts on a --no-sync store, oldest first
+// and newest first in alternating blocks (ADR 0039), each run in a fresh
+// child process, alternated with a baseline checkout when one is given
+// (ADR 0016 measured the seals' cost with it). Prints every run and the
+// medians; with a baseline, the ratio new ÷ baseline (a baseline without
+// ADR 0039 answers its newest-first pages oldest first).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +18,7 @@ const HELP = `usage: node scripts/bench/store.mjs [--baseline DIR] [--runs N] [-
   --baseline DIR  another built checkout (npm ci done) to alternate with
   --runs N        runs of each checkout (default 3)
   --adds N        timed adds per run, after 2,000 untimed (default 5000)
-  --lists N       timed first pages of 100 facts per run (default 1000)
+  --lists N       timed first pages of 100 facts per run, each way (default 1000)
   --help          this text
 `;
 
@@ -45,11 +47,19 @@ for (let i = 0; i < 2000; i++) await store.addFact({ agentId: 'warm', content: c
 let t = process.hrtime.bigint();
 for (let i = 0; i < +adds; i++) await store.addFact({ agentId: 'a', content: content(i + 10000) });
 const add = Number(process.hrtime.bigint() - t) / 1000 / +adds;
-t = process.hrtime.bigint();
-for (let i = 0; i < +lists; i++) await store.listFacts({ agentId: 'a', limit: 100 });
-const list = Number(process.hrtime.bigint() - t) / 1000 / +lists;
+// Oldest first and newest first in alternating blocks, so both meet the same caches.
+const spent = { oldest: 0n, newest: 0n };
+for (let block = 0; block < 10; block++) {
+  for (const order of ['oldest', 'newest']) {
+    t = process.hrtime.bigint();
+    for (let i = 0; i < +lists / 10; i++) await store.listFacts({ agentId: 'a', limit: 100, order });
+    spent[order] += process.hrtime.bigint() - t;
+  }
+}
+const list = Number(spent.oldest) / 1000 / +lists;
+const newest = Number(spent.newest) / 1000 / +lists;
 await store.close();
-console.log(JSON.stringify({ add, list }));
+console.log(JSON.stringify({ add, list, newest }));
 `;
 
 function run(root) {
@@ -70,11 +80,13 @@ for (let i = 0; i < runs; i++) {
   for (const [name, root] of sides) {
     const r = run(root);
     results.get(name).push(r);
-    console.log(`${name.padEnd(14)} run ${i + 1}: add ${r.add.toFixed(0)} µs, first list page of 100 ${r.list.toFixed(0)} µs`);
+    console.log(`${name.padEnd(14)} run ${i + 1}: add ${r.add.toFixed(0)} µs, first list page of 100 ${r.list.toFixed(0)} µs, newest first ${r.newest.toFixed(0)} µs`);
   }
 }
-const med = new Map([...results].map(([name, rs]) => [name, { add: median(rs.map((r) => r.add)), list: median(rs.map((r) => r.list)) }]));
-for (const [name, m] of med) console.log(`${name.padEnd(14)} median: add ${m.add.toFixed(0)} µs, list page ${m.list.toFixed(0)} µs`);
+const med = new Map([...results].map(([name, rs]) => [name, { add: median(rs.map((r) => r.add)), list: median(rs.map((r) => r.list)), newest: median(rs.map((r) => r.newest)) }]));
+for (const [name, m] of med) {
+  console.log(`${name.padEnd(14)} median: add ${m.add.toFixed(0)} µs, list page ${m.list.toFixed(0)} µs, newest first ${m.newest.toFixed(0)} µs (${(m.newest / m.list).toFixed(2)} × oldest first)`);
+}
 if (med.has('baseline')) {
   const [b, n] = [med.get('baseline'), med.get('this checkout')];
   console.log(`ratio (this ÷ baseline): add ${(n.add / b.add).toFixed(2)}, list page ${(n.list / b.list).toFixed(2)}`);

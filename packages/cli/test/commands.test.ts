@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { CheckpointSave } from '@memoryd/protocol';
+import { CheckpointSave, MemoryAdd, MemoryReflect } from '@memoryd/protocol';
 import { cleanupAll, type DaemonHandle, daemonPaths, DAEMON_BIN, pidsMentioning, startDaemon, tempDir, trackPid } from '@memoryd/test-support';
 import { memoryctl } from './helpers/memoryctl.js';
 import { DaemonClient } from '@memoryd/client';
@@ -168,6 +168,25 @@ describe('memoryctl against a running daemon', () => {
     assert.equal(cut.code, 0);
     assert.match(cut.stderr, /^memoryctl: more facts exist after these 2; raise --limit to see them$/m);
     assert.equal((await ctl('list', 'gus', '--limit', '3')).stderr, '');
+  });
+
+  it('list --newest pages newest first; with --limit N, the N latest', async () => {
+    const client = new DaemonClient({ socket: daemon().socket, autostart: false });
+    const ids: string[] = [];
+    // More than one page of memory.list (100 a call).
+    for (let i = 0; i < 130; i++) ids.push((await client.call(MemoryAdd, { agentId: 'neo', content: `neo fact ${i}`, ...(i % 50 === 0 ? { tags: ['fifty'] } : {}) })).factId);
+    await client.call(MemoryReflect, { agentId: 'neo', action: 'delete', factId: ids[129]! });
+    await client.close();
+    const current = ids.slice(0, 129);
+    const all = await ctl('--json', 'list', 'neo', '--newest');
+    assert.equal(all.code, 0, all.stderr);
+    assert.deepEqual((JSON.parse(all.stdout) as Array<{ id: string }>).map((f) => f.id), [...current].reverse());
+    const latest = await ctl('list', '--newest', 'neo', '--limit', '2');
+    assert.equal(latest.code, 0, latest.stderr);
+    assert.deepEqual([...latest.stdout.matchAll(/^(\S{26}) .* neo fact (\d+)$/gm)].map((m) => [m[1], m[2]]), [[ids[128], '128'], [ids[127], '127']]);
+    assert.match(latest.stderr, /^memoryctl: more facts exist after these 2; raise --limit to see them$/m);
+    assert.deepEqual((JSON.parse((await ctl('--json', 'list', 'neo', '--newest', '--tag', 'Fifty')).stdout) as Array<{ id: string }>).map((f) => f.id), [ids[100], ids[50], ids[0]]);
+    assert.match((await ctl('list', '--help')).stdout, /^  --newest +newest first/m);
   });
 });
 

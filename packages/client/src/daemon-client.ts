@@ -3,7 +3,7 @@ import { DaemonHello, type MethodDescriptor, type ParamsOf, PROTOCOL_VERSION, ty
 import { autostartMayHelp, closedWhileConnecting, DIAL_TIMEOUT_MS, dialWithAutostart } from './autostart.js';
 import { Connection, dial } from './connection.js';
 import { protocolMismatch, reason, unavailable, unsupported } from './errors.js';
-import { neededCapability } from './needed-capability.js';
+import { neededCapabilities } from './needed-capability.js';
 import { locateMemoryd } from './locate-memoryd.js';
 import { currentUid, resolveSocketTarget, type SocketTarget, socketRefusal } from './socket-target.js';
 
@@ -130,10 +130,10 @@ export class DaemonClient {
     const conn = this.conn;
     if (conn === undefined) throw closedWhileConnecting();
     // What an older daemon would ignore is refused here, before anything is sent.
-    const need = neededCapability(m.method, params);
     const hello = this.lastHello;
-    if (need !== undefined && hello !== undefined && !hello.capabilities.includes(need.capability)) {
-      throw unsupported(this.socketPath, hello.daemonVersion, need.capability, need.what);
+    if (hello !== undefined) {
+      const missing = neededCapabilities(m.method, params).find((need) => !hello.capabilities.includes(need.capability));
+      if (missing !== undefined) throw unsupported(this.socketPath, hello.daemonVersion, missing.capability, missing.what);
     }
     return (await conn.request(m.method, params, opts.timeoutMs ?? this.requestTimeoutMs)) as ResultOf<M>;
   }

@@ -2,7 +2,8 @@
 // (docs/protocol.md, "Protocol version and capabilities"): filters on
 // memory.search and memory.list, memory.tags, memory.history and an
 // update's tags, sent to a daemon that does not announce `filters` or
-// `history`, fail with MEMORYD_UNSUPPORTED naming the capability, and
+// `history`, and memory.list newest first to one that does not announce
+// `listOrder`, fail with MEMORYD_UNSUPPORTED naming the capability, and
 // nothing reaches the daemon. The same calls without them go through.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -57,6 +58,35 @@ describe('capabilities the client checks', () => {
       assert.deepEqual(server.requests.map((r) => r.method), ['daemon.hello', 'memory.search', 'memory.list', 'memory.reflect']);
     } finally {
       await done();
+    }
+  });
+
+  it('refuses order "newest" on memory.list to a daemon without listOrder, and names each capability a call lacks', async () => {
+    const { server, client, done } = await olderDaemon(['reportNotFound', 'context', 'filters', 'history']);
+    try {
+      const err = await withTimeout(client.call(MemoryList, { agentId: 'a', order: 'newest' }), 10_000, 'the call').then(
+        () => assert.fail('expected a refusal'),
+        (e: unknown) => e,
+      );
+      assert.ok(isClientError(err, ClientErrorCodes.Unsupported), String(err));
+      assert.equal(err.capability, 'listOrder');
+      assert.match(err.message, /^memoryd 0\.0\.0-fake at .*old\.sock cannot list facts newest first \(memory\.list with order "newest"\): it does not announce capability "listOrder"; upgrade memoryd and restart it$/);
+      await assert.rejects(client.call(MemoryList, { agentId: 'a', order: 'newest', tags: ['t'], after: ID }), (e: unknown) => isClientError(e, ClientErrorCodes.Unsupported) && e.capability === 'listOrder');
+      assert.deepEqual(server.requests.map((r) => r.method), ['daemon.hello'], 'nothing but the hello was sent');
+      // 'oldest' is what every daemon does: it goes through, as filters do to a daemon with them.
+      assert.deepEqual(await client.call(MemoryList, { agentId: 'a', order: 'oldest', tags: ['t'] }), { facts: [] });
+      assert.deepEqual(server.requests.at(-1)?.params, { agentId: 'a', order: 'oldest', tags: ['t'] });
+    } finally {
+      await done();
+    }
+    // A daemon announcing listOrder alone still lacks filters: a filtered newest-first list names that.
+    const other = await olderDaemon(['listOrder']);
+    try {
+      await assert.rejects(other.client.call(MemoryList, { agentId: 'a', order: 'newest', since: '2026-01-01T00:00:00Z' }), (e: unknown) => isClientError(e, ClientErrorCodes.Unsupported) && e.capability === 'filters');
+      assert.deepEqual(await other.client.call(MemoryList, { agentId: 'a', order: 'newest', after: ID }), { facts: [] });
+      assert.deepEqual(other.server.requests.at(-1)?.params, { agentId: 'a', order: 'newest', after: ID });
+    } finally {
+      await other.done();
     }
   });
 

@@ -1,7 +1,7 @@
 // store: every backend. run-tests.mjs runs this file again with the daemon on PostgreSQL (ADR 0027).
 // docs/protocol.md "Methods": memory.add (ids, times, idempotence on
-// normalised content), memory.list (oldest first, current facts only,
-// `next` only when more follow) and memory.reflect (update returns
+// normalised content), memory.list (oldest first, or newest first with
+// order "newest", current facts only, `next` only when more follow) and memory.reflect (update returns
 // supersededBy and keeps the old version as history; delete never does).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -133,6 +133,38 @@ describe('memory.list', () => {
 
   it('answers an agent without facts with an empty page', async () => {
     assert.deepEqual(await shared.client.ok(MemoryList, { agentId: 'list-none' }), { facts: [] });
+  });
+
+  it('pages newest first with order "newest", each page below the last, current facts only', async () => {
+    const agentId = 'list-newest';
+    const ids: string[] = [];
+    for (let i = 0; i < 27; i++) ids.push((await shared.client.ok(MemoryAdd, { agentId, content: `newest item ${i}`, ...(i % 3 === 0 ? { tags: ['third'] } : {}) })).factId);
+    const updated = await shared.client.ok(MemoryReflect, { agentId, action: 'update', factId: ids[5]!, content: 'newest item 5, changed' });
+    await shared.client.ok(MemoryReflect, { agentId, action: 'delete', factId: ids[26]! });
+    await shared.client.ok(MemoryReflect, { agentId, action: 'delete', factId: ids[12]! });
+    const current = [...ids.filter((_, i) => ![5, 12, 26].includes(i)), updated.supersededBy!];
+    const newest = [...current].reverse();
+    const p1 = await shared.client.ok(MemoryList, { agentId, limit: 10, order: 'newest' });
+    assertKeys(p1, ['facts', 'next'], 'first page');
+    assert.deepEqual(p1.facts.map((f) => f.id), newest.slice(0, 10));
+    assert.equal(p1.next, newest[9]);
+    const p2 = await shared.client.ok(MemoryList, { agentId, limit: 10, order: 'newest', after: p1.next! });
+    assert.deepEqual(p2.facts.map((f) => f.id), newest.slice(10, 20));
+    const p3 = await shared.client.ok(MemoryList, { agentId, limit: 10, order: 'newest', after: p2.next! });
+    assertKeys(p3, ['facts'], 'last page');
+    assert.deepEqual(p3.facts.map((f) => f.id), newest.slice(20));
+    assert.deepEqual(p1.facts[0], { id: updated.supersededBy, content: 'newest item 5, changed', createdAt: p1.facts[0]!.createdAt });
+    // Below any cursor, even a deleted fact's; with a filter, only what passes.
+    assert.deepEqual((await shared.client.ok(MemoryList, { agentId, limit: 100, order: 'newest', after: ids[12]! })).facts.map((f) => f.id), newest.filter((id) => id < ids[12]!));
+    const third = (await shared.client.ok(MemoryList, { agentId, limit: 100, order: 'newest', tags: ['Third'] })).facts.map((f) => f.id);
+    assert.deepEqual(third, [24, 21, 18, 15, 9, 6, 3, 0].map((i) => ids[i]));
+    const since = p2.facts[0]!.createdAt;
+    const windowed = (await shared.client.ok(MemoryList, { agentId, limit: 100, order: 'newest', since, until: p1.facts[0]!.createdAt })).facts;
+    assert.ok(windowed.every((f, i) => f.createdAt >= since && f.createdAt < p1.facts[0]!.createdAt && (i === 0 || windowed[i - 1]!.id > f.id)));
+    // 'oldest' is the default order; anything else is refused naming the param.
+    assert.deepEqual(await shared.client.ok(MemoryList, { agentId, limit: 100, order: 'oldest' }), await shared.client.ok(MemoryList, { agentId, limit: 100 }));
+    assertInvalidParams(await shared.client.fail('memory.list', { agentId, order: 'latest' }), 'order');
+    assertInvalidParams(await shared.client.fail('memory.list', { agentId, order: null }), 'order');
   });
 });
 

@@ -5,12 +5,13 @@
 // (helpers/reference-index.ts), ids and scores; with one (a fake Ollama),
 // every fact a fused search returns passes, it returns `limit` facts
 // whenever that many pass, and a filter every fact passes changes nothing.
-// Bad filters are refused naming the field; memory.history and memory.tags
-// answer over the wire; the capabilities are announced.
+// A filtered list newest first gives every passing fact once, ids
+// descending. Bad filters are refused naming the field; memory.history and
+// memory.tags answer over the wire; the capabilities are announced.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { AdminImport, DaemonHello, DaemonStatus, type ExportRecord, MemoryHistory, MemoryReflect, MemorySearch, MemoryTags, timeBoundMs } from '@memoryd/protocol';
+import { AdminImport, DaemonHello, DaemonStatus, type ExportRecord, MemoryHistory, MemoryList, MemoryReflect, MemorySearch, MemoryTags, timeBoundMs } from '@memoryd/protocol';
 import { type IndexFilter, analyzeQuery, docTerms, tagKeys } from '@memoryd/daemon/search';
 import { cleanupAll, prng, startDaemon, startFakeEmbedder, tempDir, trackCloser, waitFor } from '@memoryd/test-support';
 import { ReferenceIndex } from './helpers/reference-index.js';
@@ -67,6 +68,19 @@ function filterOf(p: { tags?: string[]; since?: string; until?: string }): Index
   };
 }
 
+/** The ids of every fact a newest-first list gives, following `next`. */
+async function listNewest(c: RpcClient, p: { agentId: string; limit: number; tags?: string[]; since?: string; until?: string }): Promise<string[]> {
+  const out: string[] = [];
+  let after: string | undefined;
+  for (let pages = 0; pages < 2000; pages++) {
+    const page = await c.ok(MemoryList, { ...p, order: 'newest', ...(after === undefined ? {} : { after }) });
+    out.push(...page.facts.map((f) => f.id));
+    if (page.next === undefined) return out;
+    after = page.next;
+  }
+  assert.fail('memory.list never ended');
+}
+
 async function daemonWith(args: string[], data: Data): Promise<RpcClient> {
   const dir = tempDir('filters-');
   const d = await startDaemon({ socket: join(dir, 'd.sock'), dataDir: join(dir, 'data'), args });
@@ -84,12 +98,20 @@ describe('filters through the daemon', () => {
     const data = randomData(5, 1500);
     const c = await daemonWith([], data);
     const hello = await c.ok(DaemonHello, {});
-    assert.ok(hello.capabilities.includes('filters') && hello.capabilities.includes('history'));
+    assert.ok(hello.capabilities.includes('filters') && hello.capabilities.includes('history') && hello.capabilities.includes('listOrder'));
     const rand = prng(6);
     for (let q = 0; q < 200; q++) {
       const p = randomParams(rand);
       const got = (await c.ok(MemorySearch, { agentId: AGENT, ...p })).facts.map((f) => ({ id: f.id, score: f.score }));
       assert.deepEqual(got, data.oracle.search(analyzeQuery(p.query), p.limit, filterOf(p)), JSON.stringify(p));
+    }
+    // A filtered list newest first: every passing fact once, ids descending, page after page.
+    const sorted = data.records.map((r) => r.id).sort();
+    for (let q = 0; q < 30; q++) {
+      const { query: _, limit: __, ...filters } = randomParams(rand);
+      const limit = [7, 40, 100][q % 3]!;
+      const expected = sorted.filter((id) => data.oracle.passes(id, filterOf(filters))).reverse();
+      assert.deepEqual(await listNewest(c, { agentId: AGENT, limit, ...filters }), expected, JSON.stringify(filters));
     }
     for (const [params, field] of [
       [{ since: '2026-02-30T00:00:00Z' }, 'since'],

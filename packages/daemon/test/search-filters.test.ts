@@ -4,7 +4,9 @@
 // (helpers/reference-index.ts). Random facts with tags from a skewed set
 // and times that follow their ids or not; random adds and removes (enough
 // to renumber); random filters: none, one or two tags (some no fact has),
-// windows of time, both; before and after an image round trip.
+// windows of time, both; before and after an image round trip. A filtered
+// list's pages (`listIds`), oldest or newest first, are every passing id
+// past the cursor in that order.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { type DocTerms, type IndexFilter, ResidentIndex, analyzeQuery, decodeImage, docTerms, encodeImage, tagKeys } from '@memoryd/daemon/search';
@@ -82,20 +84,24 @@ function agree(index: ResidentIndex, oracle: ReferenceIndex, docs: Map<string, D
       assert.equal(index.passes(id, filter), oracle.passes(id, filter), `passes ${id} ${JSON.stringify(filter)}`);
     }
   }
-  // A filtered list's pages: every passing fact after `after`, in id order, when ordinals follow ids.
+  // A filtered list's pages: every passing fact past `after`, in id order (up, or newest first down), when ordinals follow ids.
   const sorted = [...docs.keys()].sort();
   let listed = 0;
-  for (let q = 0; q < 50; q++) {
+  for (let q = 0; q < 100; q++) {
     const filter = randomFilter(rand);
-    const after = rand() < 0.5 ? undefined : sorted[Math.floor(rand() * sorted.length)];
+    const newest = q % 2 === 1;
+    // A cursor a fact holds, or one between two ids (a fact since removed).
+    const at = sorted[Math.floor(rand() * sorted.length)];
+    const after = rand() < 0.4 || at === undefined ? undefined : rand() < 0.5 ? at : `${at.slice(0, -1)}${rand() < 0.5 ? '0' : 'Z'}`;
     const n = pick(rand, [1, 10, 101], 1);
-    const page = index.listIds(filter, after, n);
+    const page = index.listIds(filter, after, n, newest ? 'newest' : 'oldest');
     if (page === undefined) continue;
     listed++;
-    const expected = sorted.filter((id) => (after === undefined || id > after) && oracle.passes(id, filter)).slice(0, n);
-    assert.deepEqual(page, expected, `list ${JSON.stringify(filter)} after ${after} n=${n}`);
+    const past = (id: string) => after === undefined || (newest ? id < after : id > after);
+    const expected = (newest ? [...sorted].reverse() : sorted).filter((id) => past(id) && oracle.passes(id, filter)).slice(0, n);
+    assert.deepEqual(page, expected, `list ${newest ? 'newest' : 'oldest'} first ${JSON.stringify(filter)} after ${after} n=${n}`);
   }
-  if (ordered) assert.equal(listed, 50, 'an index whose ordinals follow ids lists every page');
+  if (ordered) assert.equal(listed, 100, 'an index whose ordinals follow ids lists every page');
   const counts = new Map(index.tagCounts().map((c) => [c.tag, c.count]));
   assert.deepEqual(counts, oracle.tagCounts());
 }

@@ -42,6 +42,13 @@ export const Capabilities = {
    * @since 1
    */
   history: 'history',
+  /**
+   * `memory.list` honours `order: 'newest'` (newest first, `after`
+   * continuing downwards); a daemon without it would ignore the param and
+   * answer oldest first, so a client refuses to send it there.
+   * @since 1
+   */
+  listOrder: 'listOrder',
 } as const;
 
 /** One of {@link Capabilities}. */

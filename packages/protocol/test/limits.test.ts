@@ -256,7 +256,7 @@ describe('null is never a stand-in for an absent optional param', () => {
   const cases: Array<[MethodDescriptor, Record<string, unknown>, string[]]> = [
     [MemoryAdd, { agentId: 'agent', content: 'x' }, ['tags']],
     [MemorySearch, { agentId: 'agent', query: 'q' }, ['limit']],
-    [MemoryList, { agentId: 'agent' }, ['after', 'limit']],
+    [MemoryList, { agentId: 'agent' }, ['after', 'limit', 'order']],
     [MemoryReflect, { agentId: 'agent', action: 'update', factId: ULID_A }, ['content']],
     [CheckpointSave, { agentId: 'agent', state: {} }, ['messageCount']],
     [CheckpointResume, { agentId: 'agent' }, ['checkpointId', 'reportNotFound']],

@@ -94,10 +94,13 @@ describe('memory.list', () => {
   it('accepts', () => {
     accepts(MemoryList, { agentId: 'a' });
     accepts(MemoryList, { agentId: 'a', after: ULID_A, limit: 100 });
+    accepts(MemoryList, { agentId: 'a', order: 'oldest' });
+    accepts(MemoryList, { agentId: 'a', order: 'newest', after: ULID_A, tags: ['t'], since: TIME });
   });
   it('rejects', () => {
     rejects(MemoryList, {}, 'agentId');
     for (const after of BAD_ULIDS) rejects(MemoryList, { agentId: 'a', after }, 'after');
+    for (const order of ['Newest', 'latest', 'desc', '', 1, true, ['newest']]) rejects(MemoryList, { agentId: 'a', order }, 'order');
   });
 });
 

@@ -24,7 +24,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'list',
-    summary: "an agent's current facts, oldest first: list AGENT [--limit N] [--tag T]... [--since W] [--until W]",
+    summary: "an agent's current facts, oldest first: list AGENT [--newest] [--limit N] [--tag T]... [--since W] [--until W]",
     load: async () => (await import('./list.js')).list,
   },
   { name: 'history', summary: "every version of a fact, oldest first: history AGENT FACT_ID", load: async () => (await import('./history.js')).history },

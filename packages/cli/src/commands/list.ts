@@ -11,19 +11,21 @@ const PAGE = 100;
 
 export const list: Command = {
   name: 'list',
-  help: `Usage: memoryctl list AGENT [--limit N] [--tag T]... [--since W] [--until W]
+  help: `Usage: memoryctl list AGENT [--newest] [--limit N] [--tag T]... [--since W] [--until W]
 
-Lists AGENT's current facts, oldest first, paging through memory.list;
-with filters, only those that pass them. When AGENT has none, says so,
-naming an agent with a near spelling that has some.
+Lists AGENT's current facts, oldest first (newest first with --newest),
+paging through memory.list; with filters, only those that pass them.
+When AGENT has none, says so, naming an agent with a near spelling that
+has some.
 
 Options:
+  --newest    newest first: with --limit N, the N latest facts
   --limit N   at most N facts (default: all); when more exist, a last line
               on stderr says so
 ${FILTER_HELP}
 `,
   async run(ctx) {
-    const a = commandArgs(ctx.argv, { limit: { type: 'string' }, ...FILTER_OPTIONS }, ['AGENT']);
+    const a = commandArgs(ctx.argv, { newest: { type: 'boolean' }, limit: { type: 'string' }, ...FILTER_OPTIONS }, ['AGENT']);
     if (a.help) {
       ctx.out(this.help);
       return 0;
@@ -31,12 +33,13 @@ ${FILTER_HELP}
     const [agentId] = a.positionals as [string];
     const max = countOption(a.values['limit'], '--limit') ?? Infinity;
     const filters = filterParams(a.values);
+    const order = a.values['newest'] === true ? { order: 'newest' as const } : {};
     const facts: Fact[] = [];
     let after: string | undefined;
     let more = false;
     while (facts.length < max) {
       const limit = Math.min(PAGE, max - facts.length);
-      const page = await ctx.client().call(MemoryList, { agentId, limit, ...filters, ...(after === undefined ? {} : { after }) });
+      const page = await ctx.client().call(MemoryList, { agentId, limit, ...order, ...filters, ...(after === undefined ? {} : { after }) });
       facts.push(...page.facts);
       if (page.next === undefined) break;
       after = page.next;

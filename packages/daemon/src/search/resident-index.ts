@@ -329,30 +329,51 @@ export class ResidentIndex {
   }
 
   /**
-   * The ids of up to `n` current facts after `afterId` (all when
-   * undefined) that pass `filter`, in id order: a filtered list's page,
-   * read from the mask a search would use. Undefined when ordinals do not
-   * follow ids here (an import brought older ids in after newer ones, and
-   * no renumbering has put them back in order yet): the caller reads the
-   * facts instead.
+   * The ids of up to `n` current facts past `afterId` (all when
+   * undefined) that pass `filter`, in id order: ids above it, ascending,
+   * or with `order` 'newest' ids below it, descending. A filtered list's
+   * page, read from the mask a search would use. Undefined when ordinals
+   * do not follow ids here (an import brought older ids in after newer
+   * ones, and no renumbering has put them back in order yet): the caller
+   * reads the facts instead.
    */
-  listIds(filter: IndexFilter, afterId: string | undefined, n: number): string[] | undefined {
+  listIds(filter: IndexFilter, afterId: string | undefined, n: number, order: 'oldest' | 'newest' = 'oldest'): string[] | undefined {
     if (!this.#ordered) return undefined;
     const { mask, range } = this.#passing(filter);
+    if (range === undefined) return [];
+    return order === 'newest' ? this.#idsDown(mask, range, afterId, n) : this.#idsUp(mask, range, afterId, n);
+  }
+
+  /** Up to `n` ids the mask passes, from the first ordinal whose id is above `afterId` upwards. */
+  #idsUp(mask: Uint8Array, range: { lo: number; hi: number }, afterId: string | undefined, n: number): string[] {
     const ids: string[] = [];
-    if (range === undefined) return ids;
-    // The first ordinal whose id is above afterId: ids rise with ordinals.
-    let lo = range.lo;
-    if (afterId !== undefined) {
-      let hi = range.hi + 1;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (this.#ids.text(mid) <= afterId) lo = mid + 1;
-        else hi = mid;
-      }
-    }
-    for (let ord = lo; ord <= range.hi && ids.length < n; ord++) if (mask[ord] !== 0) ids.push(this.#ids.text(ord));
+    const from = afterId === undefined ? range.lo : this.#firstOrdinal(range, (id) => id > afterId);
+    for (let ord = from; ord <= range.hi && ids.length < n; ord++) if (mask[ord] !== 0) ids.push(this.#ids.text(ord));
     return ids;
+  }
+
+  /** Up to `n` ids the mask passes, from the last ordinal whose id is below `beforeId` downwards. */
+  #idsDown(mask: Uint8Array, range: { lo: number; hi: number }, beforeId: string | undefined, n: number): string[] {
+    const ids: string[] = [];
+    const from = beforeId === undefined ? range.hi : this.#firstOrdinal(range, (id) => id >= beforeId) - 1;
+    for (let ord = from; ord >= range.lo && ids.length < n; ord--) if (mask[ord] !== 0) ids.push(this.#ids.text(ord));
+    return ids;
+  }
+
+  /**
+   * The first ordinal of `range` whose id meets `reached` (range.hi + 1
+   * when none does), by binary search: ids rise with ordinals here, so
+   * once one meets it every later one does.
+   */
+  #firstOrdinal(range: { lo: number; hi: number }, reached: (id: string) => boolean): number {
+    let lo = range.lo;
+    let hi = range.hi + 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (reached(this.#ids.text(mid))) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo;
   }
 
   /** The mask of the facts that pass `filter`, and the ordinals it spans (search/filter-mask.ts). */

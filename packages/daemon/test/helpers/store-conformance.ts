@@ -4,6 +4,7 @@ import type { ExportRecord } from '@memoryd/protocol';
 import { DaemonErrorCodes, type MemoryStore } from '@memoryd/daemon';
 import { exportAll, exportRest, rejectsWith } from './store.js';
 import { historyConformance } from './store-conformance-history.js';
+import { listOrderConformance } from './store-conformance-order.js';
 
 /*
  * The store's contract, for every backend (ADR 0027), as abstract-level's
@@ -301,6 +302,7 @@ export function storeConformance(backend: ConformanceBackend): void {
     });
 
     historyConformance(backend);
+    listOrderConformance(backend);
 
     describe('isolation and restarts', () => {
       it('keeps agents apart, case-sensitively', async () => {

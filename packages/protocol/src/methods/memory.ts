@@ -51,20 +51,35 @@ export const MemorySearch = defineMethod(
   'Current facts matching any query word, ranked by BM25 over content and tags, best first.',
 );
 
-/** Pages through the agent's current facts, oldest first; with filters, only those that pass. */
+/**
+ * `order` of `memory.list`: by id, oldest first (the default) or newest
+ * first (capability `listOrder`); `after` and `next` continue in it.
+ * @since 1
+ */
+const ListOrder = Type.Union([Type.Literal('oldest'), Type.Literal('newest')], {
+  description:
+    'oldest (the default): oldest first; newest: newest first. Pages continue in the order asked: with newest, the page after `after` holds the facts older than it.',
+});
+
+/**
+ * Pages through the agent's current facts, oldest first, or newest first
+ * with `order: 'newest'` (capability `listOrder`); with filters, only
+ * those that pass.
+ */
 export const MemoryList = defineMethod(
   'memory.list',
   Type.Object({
     agentId: AgentId,
     after: Type.Optional(PageAfter),
     limit: Type.Optional(Limit),
+    order: Type.Optional(ListOrder),
     ...FilterParams,
   }),
   Type.Object({
-    facts: Type.Array(Fact),
+    facts: Type.Array(Fact, { description: 'In the order asked: oldest first unless order is newest.' }),
     next: Type.Optional(PageNext),
   }),
-  'Current facts, oldest first, a page at a time.',
+  'Current facts, oldest first (or newest first with order: newest), a page at a time.',
 );
 
 /**

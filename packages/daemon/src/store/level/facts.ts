@@ -13,7 +13,8 @@ import { guard, readSync } from './db.js';
 import { readWhole } from './count-check.js';
 import { DedupEdits } from './dedup.js';
 import { IndexEdits } from './index-edits.js';
-import { agentRange, recordKey, splitKey } from './keys.js';
+import { agentRange, agentRangeBefore, recordKey, splitKey } from './keys.js';
+import type { RangeOptions } from './sealed-sublevel.js';
 import { contentHash } from '../rules/dedupe-key.js';
 import { WriteBatch, commit } from './write-batch.js';
 
@@ -101,19 +102,28 @@ function decodeCurrentEntry(key: string, text: string): StoredFact {
 }
 
 /**
- * `memory.list`: current facts, oldest first, a page at a time. A first
- * page that holds all of them is checked against the agent's counters
- * (store/level/count-check.ts).
+ * The keys a list page reads and the way it walks them: the agent's facts
+ * past `after` in the order asked, so ids above it oldest first and ids
+ * below it, read in reverse, newest first.
+ */
+function pageScan(p: ParamsOf<typeof MemoryList>): RangeOptions {
+  return p.order === 'newest' ? { ...agentRangeBefore(p.agentId, p.after), reverse: true } : agentRange(p.agentId, p.after);
+}
+
+/**
+ * `memory.list`: current facts, oldest first (newest first with `order:
+ * 'newest'`), a page at a time. A first page that holds all of them is
+ * checked against the agent's counters (store/level/count-check.ts).
  */
 export async function listFacts(ctx: StoreContext, p: ParamsOf<typeof MemoryList>): Promise<ResultOf<typeof MemoryList>> {
   const limit = p.limit ?? Limits.limitDefault;
   const filter = factFilter(p);
   if (filter !== undefined) return listFiltered(ctx, p, filter, limit);
-  const range = agentRange(p.agentId, p.after);
+  const scan = pageScan(p);
   // One more than asked tells whether a next page exists.
   const check = { agentId: p.agentId, fromStart: p.after === undefined, asked: limit + 1, what: 'current facts listed', count: (s: AgentStats) => s.facts };
   const entries = await readWhole(ctx, check, (options) =>
-    guard(`list facts of agent ${p.agentId}`, () => ctx.subs.fact.iterator({ ...range, ...options, limit: limit + 1 }).all()),
+    guard(`list facts of agent ${p.agentId}`, () => ctx.subs.fact.iterator({ ...scan, ...options, limit: limit + 1 }).all()),
   );
   const facts = entries.slice(0, limit).map(([key, text]) => toFact(decodeCurrentEntry(key, text)));
   const last = facts[facts.length - 1];
@@ -127,13 +137,13 @@ const FILTER_SCAN = 256;
  * A filtered `memory.list`: the agent's index names the page's facts
  * (search/resident-index.ts `listIds`, from the mask a filtered search
  * uses), and only they are read; where the index cannot (its ordinals do
- * not follow ids), the facts after `after` are read in id order, a step
- * at a time, until a page and one more pass.
+ * not follow ids), the facts past `after` are read in the order asked, a
+ * step at a time, until a page and one more pass.
  */
 async function listFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, filter: IndexFilter, limit: number): Promise<ResultOf<typeof MemoryList>> {
   const index = await ctx.search.index(p.agentId);
   if (index === undefined) return { facts: [] };
-  const ids = index.listIds(filter, p.after, limit + 1);
+  const ids = index.listIds(filter, p.after, limit + 1, p.order);
   if (ids !== undefined) {
     const facts: Fact[] = [];
     for (const id of ids.slice(0, limit)) {
@@ -146,11 +156,11 @@ async function listFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, f
   return scanFiltered(ctx, p, filter, limit);
 }
 
-/** A filtered `memory.list` by reading the facts in id order until a page and one more pass. */
+/** A filtered `memory.list` by reading the facts in the order asked until a page and one more pass. */
 async function scanFiltered(ctx: StoreContext, p: ParamsOf<typeof MemoryList>, filter: IndexFilter, limit: number): Promise<ResultOf<typeof MemoryList>> {
   const facts: Fact[] = [];
   let more = false;
-  const iterator = ctx.subs.fact.iterator(agentRange(p.agentId, p.after));
+  const iterator = ctx.subs.fact.iterator(pageScan(p));
   try {
     while (!more) {
       const entries = await guard(`list facts of agent ${p.agentId}`, () => iterator.nextv(FILTER_SCAN));

@@ -149,6 +149,15 @@ export function agentRange(agentId: string, afterId?: string): KeyRange {
   return { gt: agentId + KEY_SEP + afterId, lt };
 }
 
+/** Every `<agentId>\x00…` key of one agent, optionally only those before `beforeId` (for reading newest first). */
+export function agentRangeBefore(agentId: string, beforeId?: string): KeyRange {
+  assertAgentId(agentId);
+  const gte = agentId + KEY_SEP;
+  if (beforeId === undefined) return { gte, lt: agentId + KEY_END };
+  assertUlid(beforeId);
+  return { gte, lt: agentId + KEY_SEP + beforeId };
+}
+
 /** Keys of all agents after every key of `agentId` (used by export positions). */
 export function afterAgent(agentId: string): string {
   assertAgentId(agentId);

@@ -22,6 +22,7 @@ import { claimOrHolder, releaseClaim } from './pg-claims.js';
 import { DEFAULT_PG_TIMEOUTS, EXPORT_CONNECTIONS, REQUEST_CONNECTIONS, isConnectionLoss, isRetryable, openPool, type PgTimeouts, release, sqlState } from './pg-connections.js';
 import { PgExports } from './pg-export.js';
 import { PgHealth } from './pg-health.js';
+import { pageSql } from './pg-page-order.js';
 import { type IndexedFact, PgSearchIndexes } from './pg-search-index.js';
 import { type CheckpointRow, FACT_COLUMNS, type FactRow, storedCheckpointOfRow, storedFactOfRow } from './pg-rows.js';
 import { MIGRATION_STATEMENT_MS, migrate } from './pg-schema.js';
@@ -258,13 +259,14 @@ export class PostgresMemoryStore implements MemoryStore {
   async listFacts(p: Params<'listFacts'>): Result<'listFacts'> {
     const limit = p.limit ?? Limits.limitDefault;
     const filter = factFilter(p);
-    if (filter !== undefined) return this.#listFiltered(p.agentId, p.after, limit, filter);
+    if (filter !== undefined) return this.#listFiltered(p, limit, filter);
+    const page = pageSql(p.order);
     const rows = await this.#query<FactRow>(
       `list the facts of agent ${p.agentId}`,
       `SELECT ${FACT_COLUMNS} FROM facts
-        WHERE agent_id = $1 AND dedup_key IS NOT NULL AND id > $2
-        ORDER BY id LIMIT $3`,
-      [p.agentId, p.after ?? '', limit + 1],
+        WHERE agent_id = $1 AND dedup_key IS NOT NULL AND ${page.past('$2')}
+        ORDER BY ${page.by} LIMIT $3`,
+      [p.agentId, p.after ?? page.start, limit + 1],
     );
     const facts = rows.slice(0, limit).map((row) => toFact(storedFactOfRow(row)));
     return rows.length > limit ? { facts, next: facts[facts.length - 1]!.id } : { facts };
@@ -274,16 +276,18 @@ export class PostgresMemoryStore implements MemoryStore {
    * A filtered `memory.list`: the page named by the agent's index (as on
    * LevelDB, search/resident-index.ts `listIds`) when it is in step and
    * its ordinals follow ids; else times in SQL, tags (compared in normal
-   * form) here, on the rows read a step at a time in id order until a
-   * page and one more pass.
+   * form) here, on the rows read a step at a time in the order asked
+   * until a page and one more pass.
    */
-  async #listFiltered(agentId: string, after: string | undefined, limit: number, filter: IndexFilter): Result<'listFacts'> {
+  async #listFiltered(p: Params<'listFacts'>, limit: number, filter: IndexFilter): Result<'listFacts'> {
+    const { agentId } = p;
+    const page = pageSql(p.order);
     const index = await this.#agentIndex(agentId, `list the facts of agent ${agentId}`);
-    const ids = index?.listIds(filter, after, limit + 1);
+    const ids = index?.listIds(filter, p.after, limit + 1, p.order);
     if (ids !== undefined) {
       const rows = await this.#query<FactRow>(
         `list the facts of agent ${agentId}`,
-        `SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = ANY($2::text[]) AND dedup_key IS NOT NULL ORDER BY id`,
+        `SELECT ${FACT_COLUMNS} FROM facts WHERE agent_id = $1 AND id = ANY($2::text[]) AND dedup_key IS NOT NULL ORDER BY ${page.by}`,
         [agentId, ids.slice(0, limit)],
       );
       // A fact another daemon retired a moment ago is left out: its notification is on the way.
@@ -293,12 +297,12 @@ export class PostgresMemoryStore implements MemoryStore {
     }
     const f = sqlFilter(filter, 4);
     const facts: Fact[] = [];
-    for (let from = after ?? ''; ; ) {
+    for (let from = p.after ?? page.start; ; ) {
       const rows = await this.#query<FactRow>(
         `list the facts of agent ${agentId}`,
         `SELECT ${FACT_COLUMNS} FROM facts
-          WHERE agent_id = $1 AND dedup_key IS NOT NULL AND id > $2 ${f.where}
-          ORDER BY id LIMIT $3`,
+          WHERE agent_id = $1 AND dedup_key IS NOT NULL AND ${page.past('$2')} ${f.where}
+          ORDER BY ${page.by} LIMIT $3`,
         [agentId, from, FILTER_SCAN, ...f.values],
       );
       for (const row of rows) {
