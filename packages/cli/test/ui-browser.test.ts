@@ -99,7 +99,7 @@ describe('memoryctl ui in Chromium', { skip: chromium === undefined ? NO_CHROMIU
     await w.page.keyboard.press('/');
     assert.equal(await w.page.evaluate('document.activeElement.id'), 'search');
     await w.page.keyboard.type('blue');
-    await waitFor(async () => (await w.page.locator('.summary').textContent())?.includes('best first') === true && (await w.page.locator('li.fact').count()) === 2, 15_000, 'the search results');
+    await waitFor(async () => (await w.page.locator('.summary').textContent())?.includes('2 matches, best first') === true && (await w.page.locator('li.fact').count()) === 2, 15_000, 'the search results');
     assert.deepEqual((await factTexts(w)).sort(), ['alice keeps her keys in the blue bowl', 'the sky over the harbour was blue today']);
     const scores = await w.page.locator('li.fact .score').allTextContents();
     assert.equal(scores.length, 2);
@@ -151,7 +151,7 @@ describe('memoryctl ui in Chromium', { skip: chromium === undefined ? NO_CHROMIU
 
   it('a fact\'s page corrects its text and tags, and its history says what changed', async () => {
     await w.page.click('li.fact .fact-text:text-is("alice parks on level 3")');
-    await w.page.locator('ol.history li').first().waitFor();
+    await w.page.locator('ol.history > li').first().waitFor();
     firstId = decodeURIComponent(w.page.url().split('/').pop()!);
     assert.match(await w.page.locator('ol.history').textContent() ?? '', /added.*current/s);
     await w.page.fill('form.correct textarea[name=content]', 'alice parks on level 4');
@@ -159,7 +159,7 @@ describe('memoryctl ui in Chromium', { skip: chromium === undefined ? NO_CHROMIU
     await w.page.click('button:text-is("Save changes")');
     await waitFor(() => !w.page.url().endsWith(firstId), 15_000, 'the page of the new version');
     secondId = decodeURIComponent(w.page.url().split('/').pop()!);
-    const items = w.page.locator('ol.history li');
+    const items = w.page.locator('ol.history > li');
     await expectCount(items, 2, 'two versions');
     assert.match((await items.nth(0).textContent()) ?? '', /added\s*replaced .* by the next version.*alice parks on level 3/s);
     assert.match((await items.nth(1).textContent()) ?? '', /text and tags changed\s*current.*alice parks on level 4/s);
@@ -180,7 +180,7 @@ describe('memoryctl ui in Chromium', { skip: chromium === undefined ? NO_CHROMIU
     await w.page.click('button:text-is("Delete…")');
     await dialog.locator('button:text-is("Delete")').click();
     await w.page.locator('.note:has-text("This fact was deleted")').waitFor();
-    assert.match((await w.page.locator('ol.history li').nth(1).textContent()) ?? '', /deleted/);
+    assert.match((await w.page.locator('ol.history > li').nth(1).textContent()) ?? '', /deleted/);
     const list = await client.call(MemoryList, { agentId: 'alice', limit: 100 });
     assert.equal(list.facts.some((f) => f.id === secondId || f.id === firstId), false);
     await assertClean();

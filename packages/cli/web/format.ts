@@ -22,9 +22,9 @@ export function duration(ms: number): string {
   return parts.length === 0 ? 'under a second' : parts.join(' ');
 }
 
-/** `n thing` or `n things`, with thousands grouped. */
-export function count(n: number, thing: string): string {
-  return `${n.toLocaleString('en')} ${n === 1 ? thing : `${thing}s`}`;
+/** `n thing` or `n things` (or `plural`), with thousands grouped. */
+export function count(n: number, thing: string, plural = `${thing}s`): string {
+  return `${n.toLocaleString('en')} ${n === 1 ? thing : plural}`;
 }
 
 /** Tags typed as `a, b, c`: trimmed, empty ones dropped. */

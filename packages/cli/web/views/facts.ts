@@ -123,7 +123,7 @@ export function FactsView({ agentId }: { agentId: string }) {
     <${AddFact} agentId=${agentId} onAdded=${() => (setPages({ key, current: undefined, before: [] }), setRound((r) => r + 1))} />
     <${ErrorNote} error=${shown.error} />
     <p class="summary" aria-live="polite">${
-      data === undefined ? 'Reading…' : data.searched ? `${count(data.facts.length, 'match')}, best first${filtered ? ', filtered' : ''}` : `Newest first${filtered ? ', filtered' : ''}`
+      data === undefined ? 'Reading…' : data.searched ? `${count(data.facts.length, 'match', 'matches')}, best first${filtered ? ', filtered' : ''}` : `Newest first${filtered ? ', filtered' : ''}`
     }</p>
     ${data !== undefined && data.facts.length === 0 ? html`<p class="empty">${data.searched ? 'Nothing matches.' : filtered ? 'No fact passes the filters.' : 'This agent has no facts.'}</p>` : null}
     <ul class="fact-list" aria-busy=${shown.loading}>${(data?.facts ?? []).map((f) => html`<${FactItem} key=${f.id} agentId=${agentId} fact=${f} />`)}</ul>
