@@ -35,17 +35,19 @@ describe('daemon.hello', () => {
 });
 
 describe('daemon.status', () => {
-  it('reports version, pid, uptime, socket, data dir and connections', async () => {
+  it('reports version, pid, uptime, socket, data dir, store and connections', async () => {
     const r = await shared.client.ok(DaemonStatus, {});
     assertKeys(
       r,
-      ['daemonVersion', 'pid', 'uptimeMs', 'socket', 'dataDir', 'connections', 'facts', 'checkpoints', 'agents', 'health'],
+      ['daemonVersion', 'pid', 'uptimeMs', 'socket', 'dataDir', 'store', 'connections', 'facts', 'checkpoints', 'agents', 'health'],
       'status result',
     );
     assert.equal(r.daemonVersion, PACKAGE_VERSION);
     assert.equal(r.pid, shared.daemon.pid);
     assert.equal(r.socket, shared.daemon.socket);
     assert.equal(r.dataDir, shared.daemon.dataDir);
+    // The suite runs on each backend: the daemon says which one serves it.
+    assert.equal(r.store, process.env['MEMORYD_TEST_STORE'] === 'postgres' ? 'postgres' : 'level');
     assert.ok(Number.isInteger(r.uptimeMs) && r.uptimeMs >= 0);
     assert.equal(r.health, 'ok');
     const later = await shared.client.ok(DaemonStatus, {});
