@@ -5,7 +5,7 @@ import { html } from 'htm/preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { when } from './format.js';
-import { href } from './route.js';
+import { type Route, href } from './route.js';
 
 /** What went wrong, in the daemon's words, where the reader looks. */
 export function ErrorNote({ error }: { error: Error | undefined }) {
@@ -69,4 +69,12 @@ export interface Pages {
   current: string | undefined;
   /** Cursors of the pages before it. */
   before: Array<string | undefined>;
+}
+
+/** A record's heading (what it is, its id small) with the link back to the list it belongs to. */
+export function RecordHead({ kind, id, back, backLabel }: { kind: string; id: string; back: Route; backLabel: string }) {
+  return html`<header class="view-head">
+    <h1>${kind} <small>${id}</small></h1>
+    <nav aria-label="agent"><a href=${href(back)}>${backLabel}</a></nav>
+  </header>`;
 }

@@ -19,8 +19,13 @@ export interface UiProcess {
 }
 
 /** Starts `memoryctl ui --no-open` against `socket` and waits (bounded) for the address it prints. */
-export async function startUi(socket: string, args: string[] = []): Promise<UiProcess> {
-  const child = spawn(process.execPath, [MEMORYCTL_BIN, 'ui', '--no-open', '--socket', socket, '--no-autostart', ...args], { env: cleanEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+export function startUi(socket: string, args: string[] = []): Promise<UiProcess> {
+  return spawnUi([process.execPath, MEMORYCTL_BIN, 'ui', '--no-open', '--socket', socket, '--no-autostart', ...args], { env: cleanEnv() });
+}
+
+/** Runs `argv` (a memoryctl ui command line: any memoryctl, an installed one too) and waits (bounded) for the address it prints. */
+export async function spawnUi(argv: string[], options: { env: Record<string, string>; cwd?: string }): Promise<UiProcess> {
+  const child = spawn(argv[0]!, argv.slice(1), { env: options.env, cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
   trackPid(child.pid!);
   let out = '';
   let err = '';

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { when } from '../format.js';
 import { useLoad } from '../load.js';
-import { ErrorNote, Pager, type Pages } from '../parts.js';
+import { ErrorNote, Pager, type Pages, RecordHead } from '../parts.js';
 import { href } from '../route.js';
 
 const PAGE = 25;
@@ -41,10 +41,7 @@ export function CheckpointView({ agentId, checkpointId }: { agentId: string; che
   const read = useLoad(() => call<typeof CheckpointResume>('checkpoint.resume', { agentId, checkpointId }), [agentId, checkpointId]);
   const checkpoint = read.data !== undefined && 'checkpoint' in read.data ? read.data.checkpoint : undefined;
   return html`<section class="checkpoint">
-    <header class="view-head">
-      <h1>Checkpoint <small>${checkpointId}</small></h1>
-      <nav aria-label="agent"><a href=${href({ view: 'checkpoints', agentId })}>All of ${agentId}'s checkpoints</a></nav>
-    </header>
+    <${RecordHead} kind="Checkpoint" id=${checkpointId} back=${{ view: 'checkpoints', agentId }} backLabel=${`All of ${agentId}'s checkpoints`} />
     <${ErrorNote} error=${read.error} />
     ${checkpoint === undefined ? null : html`<p class="meta">Saved <time datetime=${checkpoint.createdAt}>${when(checkpoint.createdAt)}</time>${checkpoint.messageCount === undefined ? '' : `, after ${checkpoint.messageCount} messages`}</p>
       <pre class="state" tabindex="0" aria-label="state">${JSON.stringify(checkpoint.state, null, 2)}</pre>`}

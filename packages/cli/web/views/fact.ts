@@ -6,7 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { tagsOf, when } from '../format.js';
 import { useLoad } from '../load.js';
-import { Confirm, ErrorNote, TagList } from '../parts.js';
+import { Confirm, ErrorNote, RecordHead, TagList } from '../parts.js';
 import { go, href } from '../route.js';
 
 /** Tags compared as the reader sees them: the same set, in any order. */
@@ -97,10 +97,7 @@ export function FactView({ agentId, factId }: { agentId: string; factId: string 
   const current = last !== undefined && last.supersededBy === undefined && last.deletedAt === undefined ? last : undefined;
   const changes = changesOf(versions);
   return html`<section class="fact-page">
-    <header class="view-head">
-      <h1>Fact <small>${factId}</small></h1>
-      <nav aria-label="agent"><a href=${href({ view: 'facts', agentId })}>All of ${agentId}'s facts</a></nav>
-    </header>
+    <${RecordHead} kind="Fact" id=${factId} back=${{ view: 'facts', agentId }} backLabel=${`All of ${agentId}'s facts`} />
     <${ErrorNote} error=${history.error} />
     ${asked === undefined ? null : asked === current ? html`<${Correct} agentId=${agentId} version=${asked} onDeleted=${history.reload} />` : html`<p class="note" role="status">
       ${current === undefined ? 'This fact was deleted; what it said is kept below.' : html`This version was replaced. <a href=${href({ view: 'fact', agentId, factId: current.id })}>See the current one</a>.`}
