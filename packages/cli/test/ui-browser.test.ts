@@ -306,4 +306,22 @@ describe('memoryctl ui in Chromium', { skip: chromium === undefined ? NO_CHROMIU
     await w.screenshot('facts');
     await assertClean();
   });
+
+  it('text that looks like HTML shows as text, and an agent id of every allowed character routes', async () => {
+    const agentId = 'team.ops:bot@host_1-x';
+    const content = '<img src=x onerror="document.title=1"> <script>document.title=2</script> & &amp; "quoted"';
+    const added = await client.call(MemoryAdd, { agentId, content, tags: ['<b>bold</b>'] });
+    await w.page.goto(`${ui.origin}/#/`);
+    await w.page.click(`a.agent:text-is("${agentId}")`);
+    await expectCount(w.page.locator('li.fact'), 1, 'the fact');
+    assert.equal(await w.page.locator('li.fact .fact-text').textContent(), content);
+    assert.equal(await w.page.locator('li.fact .tags li').textContent(), '<b>bold</b>');
+    assert.equal(await w.page.locator('li.fact img, li.fact script, li.fact b').count(), 0);
+    await w.page.click('li.fact .fact-text');
+    await w.page.locator('ol.history > li').first().waitFor();
+    assert.equal(decodeURIComponent(new URL(w.page.url()).hash), `#/agents/${agentId}/facts/${added.factId}`);
+    assert.equal(await w.page.locator('form.correct textarea').inputValue(), content);
+    assert.equal(await w.page.title(), 'memoryd');
+    await assertClean();
+  });
 });

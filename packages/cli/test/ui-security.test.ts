@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient } from '@memoryd/client';
 import { AgentList, DaemonStatus, Limits, MemoryAdd } from '@memoryd/protocol';
-import { cleanupAll, type DaemonHandle, startDaemon, tempDir, trackCloser } from '@memoryd/test-support';
+import { cleanupAll, type DaemonHandle, makeUlid, startDaemon, tempDir, trackCloser, waitFor } from '@memoryd/test-support';
 import { memoryctl } from './helpers/memoryctl.js';
 import { startUi, type UiProcess } from './helpers/ui.js';
 
@@ -202,7 +202,6 @@ describe('memoryctl ui: every request is checked', () => {
     const during = (await client.call(DaemonStatus, {})).connections;
     assert.equal(during, before + 1);
     assert.equal(await second.stop(), 0);
-    const { waitFor } = await import('@memoryd/test-support');
     await waitFor(async () => (await client.call(DaemonStatus, {})).connections === before, 5000, 'the page\'s daemon connection to close');
     const refused = await new Promise<boolean>((resolve) => {
       const req = httpRequest({ host: '127.0.0.1', port: second.port, path: '/' }, () => resolve(false));
@@ -213,7 +212,7 @@ describe('memoryctl ui: every request is checked', () => {
   });
 });
 
-describe('memoryctl ui: its options', () => {
+describe('memoryctl ui: its options, and what it does when things go wrong', () => {
   let daemon: DaemonHandle;
   before(async () => {
     daemon = await startDaemon({ logLevel: 'error' });
@@ -244,5 +243,51 @@ describe('memoryctl ui: its options', () => {
     const r = await memoryctl(['ui', '--no-open', '--socket', `${dir}/none.sock`, '--no-autostart']);
     assert.equal(r.code, 3);
     assert.equal(r.stdout, '');
+  });
+
+  it('an upload cut off imports whole batches only, and the same file again completes it', async () => {
+    const c = new DaemonClient({ socket: daemon.socket, autostart: false });
+    trackCloser(() => c.close());
+    const ui = await startUi(daemon.socket);
+    const first = await ask(ui.port, { path: `/?token=${ui.token}` });
+    const cookie = first.headers['set-cookie']![0]!.split(';')[0]!;
+    const t = Date.parse('2026-03-01T00:00:00.000Z');
+    const lines = [JSON.stringify({ type: 'memoryd-export', version: 1, createdAt: new Date(t).toISOString(), daemonVersion: '0.1.0' })];
+    for (let i = 0; i < 1500; i++) lines.push(JSON.stringify({ type: 'fact', agentId: 'cut', id: makeUlid(t + i, i), content: `cut off fact ${i}`, createdAt: new Date(t + i).toISOString() }));
+    const file = `${lines.join('\n')}\n`;
+    // Half the file, then the connection dies.
+    await new Promise<void>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port: ui.port, method: 'POST', path: '/api/import', headers: { host: `127.0.0.1:${ui.port}`, cookie, origin: ui.origin } });
+      req.on('error', () => resolve());
+      req.write(file.slice(0, Math.floor(file.length * 0.8)), () => setImmediate(() => (req.destroy(), resolve())));
+    });
+    const agents = async () => (await c.call(AgentList, {})).agents.find((a) => a.agentId === 'cut')?.facts ?? 0;
+    // The batch in flight when the upload died is stored whole or not at all.
+    await waitFor(async () => [0, 1000].includes(await agents()), 10_000, 'whole batches only');
+    const again = await ask(ui.port, { method: 'POST', path: '/api/import', headers: { cookie, origin: ui.origin }, body: file });
+    assert.equal(again.status, 200);
+    const outcome = JSON.parse(again.body).result as { imported: number; skipped: number; rejected: unknown[] };
+    assert.equal(outcome.imported + outcome.skipped, 1500);
+    assert.deepEqual(outcome.rejected, []);
+    assert.equal(await agents(), 1500);
+    assert.equal(await ui.stop(), 0);
+  });
+
+  it('while the daemon is down a call is 503 with its reason, and the next call after it is back succeeds', async () => {
+    const own = await startDaemon({ logLevel: 'error' });
+    const ui = await startUi(own.socket);
+    const first = await ask(ui.port, { path: `/?token=${ui.token}` });
+    const headers = { cookie: first.headers['set-cookie']![0]!.split(';')[0]!, origin: ui.origin, 'content-type': 'application/json' };
+    const body = JSON.stringify({ method: 'agent.list', params: {} });
+    assert.equal((await ask(ui.port, { method: 'POST', path: '/api/call', headers, body })).status, 200);
+    await own.stop();
+    const down = await ask(ui.port, { method: 'POST', path: '/api/call', headers, body });
+    assert.equal(down.status, 503);
+    assert.match(JSON.parse(down.body).error.code, /^MEMORYD_(UNAVAILABLE|CONNECTION_LOST)$/);
+    const back = await startDaemon({ logLevel: 'error', socket: own.socket, dataDir: own.dataDir });
+    const up = await ask(ui.port, { method: 'POST', path: '/api/call', headers, body });
+    assert.equal(up.status, 200);
+    assert.equal(await ui.stop(), 0);
+    await back.stop();
   });
 });

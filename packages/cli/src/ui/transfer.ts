@@ -22,7 +22,7 @@ function exportFileName(agentId: string | undefined, now: Date): string {
  */
 function downloadStream(res: ServerResponse, fileName: string): Writable {
   let started = false;
-  return new Writable({
+  const out = new Writable({
     write(chunk: Buffer, _encoding, done) {
       if (!started) {
         started = true;
@@ -32,6 +32,11 @@ function downloadStream(res: ServerResponse, fileName: string): Writable {
       else res.once('drain', () => done());
     },
   });
+  // A download cancelled in the browser ends the export at its next line (and the daemon's snapshot with it).
+  res.once('close', () => {
+    if (!res.writableFinished) out.destroy(new Error('the download was cancelled'));
+  });
+  return out;
 }
 
 /**
@@ -83,6 +88,10 @@ export async function receiveImport(client: DaemonClient, req: IncomingMessage, 
   const declared = Number(req.headers['content-length']);
   req.pipe(bound);
   req.once('error', (err) => bound.destroy(err));
+  // An upload cut off (the tab closed) ends the import where it was: what was stored stays, and importing the file again skips it.
+  req.once('close', () => {
+    if (!req.complete) bound.destroy(new Error('the upload was cut off'));
+  });
   try {
     const outcome = await importStream(client, bound, () => {}, Number.isFinite(declared) ? declared : undefined);
     sendJson(res, 200, { result: outcome });
