@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient } from '@memoryd/client';
 import { AgentList, DaemonStatus, Limits, MemoryAdd } from '@memoryd/protocol';
-import { cleanupAll, type DaemonHandle, makeUlid, startDaemon, tempDir, trackCloser, waitFor } from '@memoryd/test-support';
+import { cleanEnv, cleanupAll, type DaemonHandle, MEMORYCTL_BIN, makeUlid, startDaemon, tempDir, trackCloser, waitFor } from '@memoryd/test-support';
 import { memoryctl } from './helpers/memoryctl.js';
-import { startUi, type UiProcess } from './helpers/ui.js';
+import { spawnUi, startUi, type UiProcess } from './helpers/ui.js';
 
 // The page's security rules (docs/operations.md, "Web page"), each broken
 // on purpose with raw HTTP requests: no token, a wrong or used token, a
@@ -289,5 +290,25 @@ describe('memoryctl ui: its options, and what it does when things go wrong', () 
     assert.equal(up.status, 200);
     assert.equal(await ui.stop(), 0);
     await back.stop();
+  });
+
+  it('opens the address with xdg-open unless --no-open, and says so when it cannot', async () => {
+    const dir = tempDir('ui-open-');
+    const record = join(dir, 'opened');
+    const fake = join(dir, 'bin');
+    mkdirSync(fake);
+    writeFileSync(join(fake, 'xdg-open'), `#!/bin/sh\nprintf '%s\\n' "$@" > ${record}\n`, { mode: 0o755 });
+    const argv = [process.execPath, MEMORYCTL_BIN, 'ui', '--socket', daemon.socket, '--no-autostart'];
+    const opened = await spawnUi(argv, { env: cleanEnv({ PATH: `${fake}:${process.env['PATH'] ?? ''}` }) });
+    await waitFor(() => existsSync(record) && readFileSync(record, 'utf8').includes('\n'), 10_000, 'xdg-open to be run');
+    assert.equal(readFileSync(record, 'utf8'), `${opened.url}\n`);
+    assert.equal(await opened.stop(), 0);
+    // No xdg-open on the PATH: the page still serves, and stderr says to open the address by hand (without repeating it).
+    const lonely = await spawnUi(argv, { env: cleanEnv({ PATH: fake.replace(/bin$/, 'nothing') }) });
+    await waitFor(() => lonely.stderr().includes('could not open a browser'), 10_000, 'the sentence about the browser');
+    assert.match(lonely.stderr(), /could not open a browser \(xdg-open is not installed\): open the address above/);
+    assert.doesNotMatch(lonely.stderr(), new RegExp(lonely.token));
+    assert.equal((await ask(lonely.port, { path: `/?token=${lonely.token}` })).status, 303);
+    assert.equal(await lonely.stop(), 0);
   });
 });
