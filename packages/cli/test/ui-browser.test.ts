@@ -324,4 +324,20 @@ describe('memoryctl ui in Chromium', { skip: chromium === undefined ? NO_CHROMIU
     assert.equal(await w.page.title(), 'memoryd');
     await assertClean();
   });
+
+  it('a day\'s filter holds the whole local day: since from its first millisecond, until to its last', async () => {
+    // Local times, as the browser reads the date inputs (it runs in this process's time zone).
+    const lastOf2025 = new Date('2025-12-31T23:59:59.999');
+    const firstOf2026 = new Date('2026-01-01T00:00:00.000');
+    const at = (d: Date, n: number, content: string) => ({ type: 'fact', agentId: 'edges', id: makeUlid(d.getTime(), n), content, createdAt: d.toISOString() });
+    await client.call(AdminImport, { records: [at(lastOf2025, 1, 'the last moment of 2025'), at(firstOf2026, 2, 'the first moment of 2026')] });
+    await w.page.goto(`${ui.origin}/#/agents/edges`);
+    await expectCount(w.page.locator('li.fact'), 2, 'both facts');
+    await w.page.fill('input[name=until]', '2025-12-31');
+    await waitFor(async () => JSON.stringify(await factTexts(w)) === JSON.stringify(['the last moment of 2025']), 15_000, 'until 2025-12-31 holds its last millisecond');
+    await w.page.fill('input[name=until]', '');
+    await w.page.fill('input[name=since]', '2026-01-01');
+    await waitFor(async () => JSON.stringify(await factTexts(w)) === JSON.stringify(['the first moment of 2026']), 15_000, 'since 2026-01-01 holds its first millisecond');
+    await assertClean();
+  });
 });

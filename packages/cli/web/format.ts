@@ -37,10 +37,10 @@ export function dayStart(day: string): string | undefined {
   return day === '' ? undefined : new Date(`${day}T00:00:00`).toISOString();
 }
 
-/** The last millisecond of a local day, as RFC 3339, or undefined for none. */
+/** The end of a local day (`until` is exclusive: the next day's start) as RFC 3339, or undefined for none. */
 export function dayEnd(day: string): string | undefined {
   if (day === '') return undefined;
   const next = new Date(`${day}T00:00:00`);
   next.setDate(next.getDate() + 1);
-  return new Date(next.getTime() - 1).toISOString();
+  return next.toISOString();
 }
