@@ -12,9 +12,19 @@ export const EXPORT_VERSION = 1;
 /** Records per admin.export page. */
 const PAGE = 1000;
 
-/** Writes a line, waiting when the stream asks to. */
+/** Writes a line, waiting when the stream asks to; fails once the stream is destroyed (a reader gone). */
 async function writeLine(stream: Writable, line: string): Promise<void> {
-  if (!stream.write(`${line}\n`)) await once(stream, 'drain');
+  if (stream.destroyed) throw stream.errored ?? new Error('the output was closed');
+  if (stream.write(`${line}\n`)) return;
+  const ac = new AbortController();
+  try {
+    // 'drain', or the end of the stream: a destroyed stream never drains.
+    await Promise.race([once(stream, 'drain', { signal: ac.signal }), once(stream, 'close', { signal: ac.signal }).then(() => {
+      throw stream.errored ?? new Error('the output was closed');
+    })]);
+  } finally {
+    ac.abort();
+  }
 }
 
 /**

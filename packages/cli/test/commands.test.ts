@@ -15,7 +15,7 @@ import { DaemonClient } from '@memoryd/client';
 
 after(cleanupAll);
 
-const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'history', 'tags', 'update', 'resume', 'save', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'stop'];
+const COMMANDS = ['status', 'agents', 'add', 'search', 'list', 'history', 'tags', 'update', 'resume', 'save', 'checkpoints', 'embeddings', 'reflect', 'export', 'import', 'backup', 'ui', 'stop'];
 
 /** A daemon of the suite's own, started before its tests and stopped after; memoryctl against it. */
 function useDaemon(): { ctl: (...args: string[]) => ReturnType<typeof memoryctl>; daemon: () => DaemonHandle } {
@@ -261,5 +261,15 @@ describe('memoryctl filters, tags and history', () => {
     assert.match(rows[3]!, /^\S+ +\S+ +text changed +current +preference,drinks +Black tea in the morning$/);
     assert.equal(JSON.parse((await ctl('--json', 'history', 'flt', next)).stdout).length, 3);
     assert.equal((await ctl('history', 'flt', '01ZZZZZZZZZZZZZZZZZZZZZZZZ')).code, 4);
+  });
+
+  it('history of a merge: the fact that held the text first stays "added", the one merged into it is replaced', async () => {
+    const held = (JSON.parse((await ctl('--json', 'add', 'mrg', 'The cat is called Tom')).stdout) as { factId: string }).factId;
+    const other = (JSON.parse((await ctl('--json', 'add', 'mrg', 'The cat is called Tim')).stdout) as { factId: string }).factId;
+    const merged = JSON.parse((await ctl('--json', 'update', 'mrg', other, 'The cat is called Tom')).stdout) as { supersededBy: string };
+    assert.equal(merged.supersededBy, held);
+    const rows = (await ctl('history', 'mrg', held)).stdout.trimEnd().split('\n');
+    assert.match(rows[1]!, new RegExp(`^${held} +\\S+ +added +current +- +The cat is called Tom$`));
+    assert.match(rows[2]!, new RegExp(`^${other} +\\S+ +added +replaced by ${held} \\S+ +- +The cat is called Tim$`));
   });
 });

@@ -1,6 +1,8 @@
 // How the page reaches the daemon: through the page's server (memoryctl
-// ui), one JSON call a request, with the session cookie the browser sends
-// by itself. The types are the protocol's own.
+// ui), one JSON call a request, each carrying the session token as
+// `Authorization: Bearer`. The token lives in this origin's storage (which,
+// unlike a cookie, no other port of 127.0.0.1 shares), got once for the
+// token in the printed address's fragment. The types are the protocol's own.
 import type { MethodDescriptor, ParamsOf, ResultOf } from '@memoryd/protocol';
 
 /** A call that failed: the HTTP status, the daemon's or the page server's code, and its sentence. */
@@ -27,14 +29,57 @@ export async function answerOf<T>(res: Response): Promise<T> {
   throw new ApiError(res.status, body.error?.code ?? res.status, body.error?.message ?? `the page's server answered ${res.status} ${res.statusText}`);
 }
 
+/** Where the session token is kept: this origin's local storage, shared by its tabs, not by other ports. */
+const SESSION_KEY = 'memoryd-ui-session';
+
+/** The Authorization header of an API request, when the page holds a session. */
+function authorization(): Record<string, string> {
+  const session = localStorage.getItem(SESSION_KEY);
+  return session === null ? {} : { authorization: `Bearer ${session}` };
+}
+
+/**
+ * Starts the page's session: when the address carries `#token=…` (the
+ * printed one), takes it out of the address bar and swaps it for the
+ * session token. A token used already is no failure when this browser
+ * holds a session from its first use (a second tab of the same address).
+ */
+export async function startSession(): Promise<void> {
+  const token = /^#token=([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1];
+  if (token === undefined) return;
+  history.replaceState(null, '', '/');
+  const res = await fetch('/api/session', { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+  try {
+    localStorage.setItem(SESSION_KEY, (await answerOf<{ session: string }>(res)).session);
+  } catch (err) {
+    if (localStorage.getItem(SESSION_KEY) === null) throw err;
+  }
+}
+
+/** POSTs JSON to one of the page server's routes, with the session. */
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...authorization() }, body: JSON.stringify(body) });
+  return answerOf<T>(res);
+}
+
 /** Calls one daemon method, as `memoryctl` would. */
-export async function call<M extends MethodDescriptor>(method: M['method'], params: ParamsOf<M>): Promise<ResultOf<M>> {
-  const res = await fetch('/api/call', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ method, params }),
-  });
-  return answerOf<ResultOf<M>>(res);
+export function call<M extends MethodDescriptor>(method: M['method'], params: ParamsOf<M>): Promise<ResultOf<M>> {
+  return post<ResultOf<M>>('/api/call', { method, params });
+}
+
+/**
+ * Downloads the export of `agentId` (undefined: everything): a ticket for
+ * one download, then the browser's own download of it, streamed by the
+ * server from one snapshot (a link cannot carry the session header).
+ */
+export async function download(agentId: string | undefined): Promise<void> {
+  const { ticket } = await post<{ ticket: string }>('/api/export-ticket', agentId === undefined ? {} : { agentId });
+  const link = document.createElement('a');
+  link.href = `/api/export?ticket=${encodeURIComponent(ticket)}`;
+  link.download = '';
+  document.body.append(link);
+  link.click();
+  link.remove();
 }
 
 /** Progress of an upload: bytes sent of all. */
@@ -53,6 +98,7 @@ export function upload<T>(path: string, file: File, onProgress: (p: UploadProgre
     const xhr = new XMLHttpRequest();
     xhr.open('POST', path);
     xhr.setRequestHeader('content-type', 'application/x-ndjson');
+    for (const [name, value] of Object.entries(authorization())) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (e) => onProgress({ sent: e.loaded, total: e.lengthComputable ? e.total : file.size });
     xhr.onerror = () => reject(new ApiError(0, 'UI_NETWORK', 'the page\'s server could not be reached: is memoryctl ui still running?'));
     xhr.onload = () => {

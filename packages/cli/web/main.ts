@@ -2,6 +2,8 @@
 // address names, and `/` to jump to the search box.
 import { html, render } from 'htm/preact';
 import { useEffect } from 'preact/hooks';
+import { startSession } from './api.js';
+import { ErrorNote } from './parts.js';
 import { type Route, href, useRoute } from './route.js';
 import { AgentsView } from './views/agents.js';
 import { CheckpointView, CheckpointsView } from './views/checkpoints.js';
@@ -62,4 +64,8 @@ function App() {
     <main><${View} route=${route} /></main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app')!);
+const root = document.getElementById('app')!;
+startSession().then(
+  () => render(html`<${App} />`, root),
+  (err: Error) => render(html`<main><h1>memoryd</h1><${ErrorNote} error=${err} /></main>`, root),
+);

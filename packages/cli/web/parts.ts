@@ -2,8 +2,8 @@
 // confirmation, a pager.
 import type { Fact } from '@memoryd/protocol';
 import { html } from 'htm/preact';
-import { useEffect, useRef } from 'preact/hooks';
-import { ApiError } from './api.js';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError, download } from './api.js';
 import { when } from './format.js';
 import { type Route, href } from './route.js';
 
@@ -45,7 +45,8 @@ export function Confirm({ open, question, yes, onAnswer }: { open: boolean; ques
     if (open && !d.open) d.showModal();
     if (!open && d.open) d.close();
   }, [open]);
-  return html`<dialog ref=${dialog} class="confirm" onCancel=${() => onAnswer(false)}>
+  // close, not cancel: a dialog closed any way at all (Escape included) must not stay open in the state.
+  return html`<dialog ref=${dialog} class="confirm" onClose=${() => open && onAnswer(false)}>
     <p>${question}</p>
     <div class="actions">
       <button type="button" onClick=${() => onAnswer(false)}>Cancel</button>
@@ -77,4 +78,14 @@ export function RecordHead({ kind, id, back, backLabel }: { kind: string; id: st
     <h1>${kind} <small>${id}</small></h1>
     <nav aria-label="agent"><a href=${href(back)}>${backLabel}</a></nav>
   </header>`;
+}
+
+/** A button that downloads the export of `agentId` (undefined: everything), saying why when it cannot. */
+export function ExportButton({ agentId, label }: { agentId: string | undefined; label: string }) {
+  const [error, setError] = useState<Error | undefined>(undefined);
+  const start = () => {
+    setError(undefined);
+    download(agentId).catch((err: Error) => setError(err));
+  };
+  return html`<span class="export"><button type="button" onClick=${start}>${label}</button><${ErrorNote} error=${error} /></span>`;
 }

@@ -15,7 +15,12 @@ export type Route =
 /** The route an address's hash names. */
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
-  const parts = path === '' ? [] : path.split('/').map((p) => decodeURIComponent(p));
+  let parts: string[];
+  try {
+    parts = path === '' ? [] : path.split('/').map((p) => decodeURIComponent(p));
+  } catch {
+    return { view: 'missing', path };
+  }
   const [first, agentId, kind, id] = parts;
   if (parts.length === 0) return { view: 'agents' };
   if (parts.length === 1 && (first === 'status' || first === 'transfer')) return { view: first };

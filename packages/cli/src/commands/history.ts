@@ -42,9 +42,13 @@ Exits 4 when AGENT never had FACT_ID.
       return 0;
     }
     const byId = new Map(versions.map((v) => [v.id, v]));
-    // A version replaced what named it as supersededBy: the newest such is "the one before".
+    // A version replaced what named it as supersededBy when it was written as that one was replaced; an
+    // update onto a fact that already held the text (a merge) leaves that fact "added".
     const before = new Map<string, FactVersion>();
-    for (const v of versions) if (v.supersededBy !== undefined && byId.has(v.supersededBy)) before.set(v.supersededBy, v);
+    for (const v of versions) {
+      const next = v.supersededBy === undefined ? undefined : byId.get(v.supersededBy);
+      if (next !== undefined && next.createdAt >= (v.updatedAt ?? v.createdAt)) before.set(next.id, v);
+    }
     const rows = versions.map((v) => [v.id, v.createdAt, change(v, before.get(v.id)), fate(v), tagsCell(v.tags), oneLine(v.content)]);
     ctx.out(table(['ID', 'WRITTEN', 'CHANGE', 'THEN', 'TAGS', 'CONTENT'], rows));
     return 0;

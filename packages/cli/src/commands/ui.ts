@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { UsageError } from '@memoryd/client/args';
 import type { Command } from '../command.js';
 import { commandArgs } from '../args.js';
-import { openBrowser } from '../ui/open-browser.js';
+import { type Opened, openBrowser } from '../ui/open-browser.js';
 import { startUiServer } from '../ui/server.js';
 
 /** `--port N`: 1-65535, or undefined for a free port. */
@@ -36,8 +36,9 @@ to the daemon through this memoryctl; the daemon itself listens on its
 socket only.
 
 It prints the page's address, with a token that works once, and opens it
-in your browser. Every request needs the cookie that token is swapped for,
-so other users of this machine cannot use the page. Ctrl-C stops it.
+in your browser. Every request needs the session token the page swaps it
+for (kept by the page, sent as a header; no cookie), so other users of
+this machine cannot use the page. Ctrl-C stops it.
 
 Options:
   --port N    serve on port N (default: a free port)
@@ -52,18 +53,20 @@ Options:
     const port = portOption(a.values['port']);
     // Connect (and autostart) first: a daemon that cannot be reached is said now, not on the page's first request.
     await ctx.client().connect();
-    const server = await startUiServer(ctx.client(), port ?? 0);
+    const server = await startUiServer(ctx.client(), port ?? 0, (err) => ctx.err(`memoryctl: the page's server failed: ${(err as Error).message}`));
     const stopped = stopSignal();
+    let opened: Opened | undefined;
     try {
       ctx.out(`memoryd's page: ${server.firstUrl}`);
       ctx.err('memoryctl: the address works once; Ctrl-C stops the page');
       if (a.values['no-open'] !== true) {
-        const problem = await openBrowser(server.firstUrl);
-        if (problem !== undefined) ctx.err(`memoryctl: could not open a browser (${problem}): open the address above`);
+        opened = await openBrowser(server.firstUrl, process.env['XDG_RUNTIME_DIR']);
+        if (opened.problem !== undefined) ctx.err(`memoryctl: could not open a browser (${opened.problem}): open the address above`);
       }
       await stopped;
     } finally {
       await server.close();
+      await opened?.cleanup();
     }
     return 0;
   },

@@ -7,92 +7,111 @@ export interface Refusal {
   message: string;
 }
 
-/** A request the gate let through, and whether it arrived with the URL token (then it is answered with the cookie and a redirect). */
-export type Admission = { kind: 'pass' } | { kind: 'exchange'; cookie: string; location: string } | { kind: 'refuse'; refusal: Refusal };
+/** How long an export ticket may wait for its download, in ms. */
+const TICKET_MS = 60_000;
+/** Export tickets outstanding at most; the oldest goes first. */
+const MAX_TICKETS = 32;
 
-/** Methods that change nothing: every other method needs a same-origin `Origin`. */
-const SAFE_METHODS = new Set(['GET', 'HEAD']);
+/** A fresh secret: 256 bits, URL-safe. */
+function secret(): string {
+  return randomBytes(32).toString('base64url');
+}
 
-/** Compares two secrets in time that does not depend on where they differ. */
-function sameSecret(given: string | undefined, secret: string): boolean {
-  if (given === undefined) return false;
+/** Compares a secret given with the one held, in time that does not depend on where they differ. */
+function sameSecret(given: string | undefined, held: string | undefined): boolean {
+  if (given === undefined || held === undefined) return false;
   const a = Buffer.from(given);
-  const b = Buffer.from(secret);
+  const b = Buffer.from(held);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** The value of cookie `name` in a Cookie header, or undefined. */
-function cookieValue(header: string | undefined, name: string): string | undefined {
-  for (const part of (header ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+/** The token of an `Authorization: Bearer TOKEN` header, or undefined. */
+function bearer(req: IncomingMessage): string | undefined {
+  return /^Bearer ([A-Za-z0-9_-]{1,128})$/.exec(req.headers.authorization ?? '')?.[1];
 }
 
 /**
- * Who may use the page (docs/operations.md, "Web page"). Any local user can
- * reach a 127.0.0.1 port, so every request must carry the session cookie,
- * which only the holder of the printed URL can get: its token works once,
- * is swapped for the cookie (HttpOnly, SameSite=Strict) and is taken out of
- * the address bar by a redirect. The Host header must name this server's
- * own address (a rebound DNS name does not), and a request that may change
- * something must come from the page itself (its Origin). The secrets are
- * never logged.
+ * Who may use the page (docs/operations.md, "Web page"; ADR 0040). Any
+ * local user can reach a 127.0.0.1 port, and cookies are sent to every
+ * port of a host, so the page holds no cookie: the printed address carries
+ * a token in its fragment (never sent to a server), which the page swaps
+ * once for a session token kept in its own origin's storage and sent as
+ * `Authorization: Bearer` on every API request. Downloads, which cannot
+ * carry a header, take a ticket the page asked for: one use, one minute.
+ * The Host header must name this server's own address (a rebound DNS name
+ * does not), and a request that may change something must come from the
+ * page itself (its Origin). The secrets are never logged.
  */
 export class Gate {
   /** The page's one address, `127.0.0.1:PORT`, as Host headers say it. */
   readonly host: string;
   /** The page's origin, as Origin headers say it. */
   readonly origin: string;
-  /** The one-time token of the printed URL; undefined once it was used. */
-  #urlToken: string | undefined = randomBytes(32).toString('base64url');
-  /** The session cookie's value, given in exchange for the URL token. */
-  readonly #session = randomBytes(32).toString('base64url');
-  /** The cookie's name: per port, so that two pages on one machine do not overwrite each other's (cookies ignore ports). */
-  readonly #cookieName: string;
+  /** The one-time token of the printed address; undefined once it was used. */
+  #urlToken: string | undefined = secret();
+  /** The session token the URL token is swapped for. */
+  readonly #session = secret();
+  /** Export tickets by value: which agent (undefined: everything), and until when. */
+  readonly #tickets = new Map<string, { agentId: string | undefined; until: number }>();
 
   constructor(port: number) {
     this.host = `127.0.0.1:${port}`;
     this.origin = `http://${this.host}`;
-    this.#cookieName = `memoryd_ui_${port}`;
   }
 
-  /** The address to print and open, with the one-time token; undefined once it was used. */
-  get firstUrl(): string | undefined {
-    return this.#urlToken === undefined ? undefined : `${this.origin}/?token=${this.#urlToken}`;
+  /** The address to print and open, with the one-time token in its fragment. */
+  get firstUrl(): string {
+    return `${this.origin}/#token=${this.#urlToken ?? ''}`;
   }
 
-  /** Decides a request: refused, passed, or (the first visit) the URL token swapped for the cookie. */
-  admit(req: IncomingMessage): Admission {
+  /** A request whose Host or target is not this server's is refused (421, or 400 for a target that is not a path). */
+  checkTarget(req: IncomingMessage): Refusal | undefined {
     if (req.headers.host !== this.host) {
-      return refuse(421, `this page is served only at ${this.origin}: the request named host ${JSON.stringify(req.headers.host ?? '')}`);
+      return { status: 421, message: `this page is served only at ${this.origin}: the request named host ${JSON.stringify(req.headers.host ?? '')}` };
     }
-    const url = new URL(req.url ?? '/', this.origin);
-    const token = url.searchParams.get('token');
-    const hasSession = sameSecret(cookieValue(req.headers.cookie, this.#cookieName), this.#session);
-    if (token !== null) {
-      url.searchParams.delete('token');
-      const location = `${url.pathname}${url.search}`;
-      if (hasSession) return { kind: 'exchange', cookie: this.#cookie(), location };
-      if (req.method !== 'GET' || this.#urlToken === undefined || !sameSecret(token, this.#urlToken)) {
-        return refuse(401, 'this link is wrong or was used already: run memoryctl ui again for a new one');
-      }
-      this.#urlToken = undefined;
-      return { kind: 'exchange', cookie: this.#cookie(), location };
-    }
-    if (!hasSession) return refuse(401, 'open the address memoryctl ui printed: this page needs its token');
-    if (!SAFE_METHODS.has(req.method ?? '') && req.headers.origin !== this.origin) {
-      return refuse(403, `a change must come from the page itself (origin ${this.origin}), not from ${JSON.stringify(req.headers.origin ?? 'no origin')}`);
-    }
-    return { kind: 'pass' };
+    const target = req.url ?? '';
+    if (!target.startsWith('/') || target.startsWith('//')) return { status: 400, message: 'the request target must be a path' };
+    return undefined;
   }
 
-  #cookie(): string {
-    return `${this.#cookieName}=${this.#session}; HttpOnly; SameSite=Strict; Path=/`;
+  /** Anything but GET and HEAD must come from the page itself. */
+  checkOrigin(req: IncomingMessage): Refusal | undefined {
+    if (req.method === 'GET' || req.method === 'HEAD' || req.headers.origin === this.origin) return undefined;
+    return { status: 403, message: `a change must come from the page itself (origin ${this.origin}), not from ${JSON.stringify(req.headers.origin ?? 'no origin')}` };
+  }
+
+  /** Swaps the printed token (as the bearer) for the session token, once. */
+  openSession(req: IncomingMessage): string | Refusal {
+    if (!sameSecret(bearer(req), this.#urlToken)) return { status: 401, message: 'this address is wrong or was used already: run memoryctl ui again for a new one' };
+    this.#urlToken = undefined;
+    return this.#session;
+  }
+
+  /** An API request must carry the session token. */
+  checkSession(req: IncomingMessage): Refusal | undefined {
+    if (sameSecret(bearer(req), this.#session)) return undefined;
+    return { status: 401, message: 'open the address memoryctl ui printed: this page needs its token' };
+  }
+
+  /** A ticket for one download of the export of `agentId` (undefined: everything). */
+  issueTicket(agentId: string | undefined): string {
+    const now = Date.now();
+    for (const [t, { until }] of this.#tickets) if (until < now || this.#tickets.size >= MAX_TICKETS) this.#tickets.delete(t);
+    const ticket = secret();
+    this.#tickets.set(ticket, { agentId, until: now + TICKET_MS });
+    return ticket;
+  }
+
+  /** Uses up a ticket: what it exports, or a refusal when it is unknown, used or stale. */
+  redeemTicket(ticket: string | null): { agentId: string | undefined } | Refusal {
+    const held = ticket === null ? undefined : this.#tickets.get(ticket);
+    if (ticket !== null) this.#tickets.delete(ticket);
+    if (held === undefined || held.until < Date.now()) return { status: 401, message: 'this download link was used or is over a minute old: export again from the page' };
+    return { agentId: held.agentId };
   }
 }
 
-function refuse(status: number, message: string): Admission {
-  return { kind: 'refuse', refusal: { status, message } };
+/** Whether a gate's answer is a refusal. */
+export function isRefusal(x: unknown): x is Refusal {
+  return typeof x === 'object' && x !== null && 'status' in x && 'message' in x;
 }

@@ -4,8 +4,8 @@ import type { DaemonClient } from '@memoryd/client';
 import { type Asset, loadAssets } from './assets.js';
 import { BodyTooLarge, readBoundedBody } from './body.js';
 import { callForPage } from './daemon-calls.js';
-import { Gate } from './gate.js';
-import { head, sendError, sendText } from './responses.js';
+import { Gate, type Refusal, isRefusal } from './gate.js';
+import { head, sendError, sendJson, sendText } from './responses.js';
 import { receiveImport, sendExport } from './transfer.js';
 
 /** What `memoryctl ui` runs: the page's server, bound to 127.0.0.1. */
@@ -18,64 +18,108 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-/** Serves one request the gate let through. */
-async function route(client: DaemonClient, assets: ReadonlyMap<string, Asset>, req: IncomingMessage, res: ServerResponse, origin: string): Promise<void> {
-  const url = new URL(req.url ?? '/', origin);
-  const asset = assets.get(url.pathname);
+/** What a request is answered with: the server's parts. */
+interface Parts {
+  gate: Gate;
+  client: DaemonClient;
+  assets: ReadonlyMap<string, Asset>;
+  /** Where a failure of the server itself is told (the terminal), never to the page. */
+  report(err: unknown): void;
+}
+
+/** The API's routes: method, whether it needs the session, and what it does. */
+type Handler = (parts: Parts, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+const ROUTES: ReadonlyMap<string, { method: string; handle: Handler }> = new Map([
+  ['/api/session', { method: 'POST', handle: openSession }],
+  ['/api/call', { method: 'POST', handle: async (p, req, res) => withSession(p, req, res, async () => callForPage(p.client, await readBoundedBody(req), res)) }],
+  ['/api/export-ticket', { method: 'POST', handle: async (p, req, res) => withSession(p, req, res, async () => issueTicket(p, await readBoundedBody(req), res)) }],
+  ['/api/export', { method: 'GET', handle: exportByTicket }],
+  ['/api/import', { method: 'POST', handle: async (p, req, res) => withSession(p, req, res, () => receiveImport(p.client, req, res)) }],
+]);
+
+function refuse(res: ServerResponse, req: IncomingMessage, refusal: Refusal): void {
+  req.resume();
+  sendText(res, refusal.status, refusal.message);
+}
+
+/** `POST /api/session` with the printed token as the bearer: the session token, once. */
+async function openSession(p: Parts, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const session = p.gate.openSession(req);
+  if (isRefusal(session)) return refuse(res, req, session);
+  req.resume();
+  sendJson(res, 200, { result: { session } });
+}
+
+/** Runs `then` when the request carries the session token. */
+async function withSession(p: Parts, req: IncomingMessage, res: ServerResponse, then: () => Promise<void>): Promise<void> {
+  const refusal = p.gate.checkSession(req);
+  if (refusal !== undefined) return refuse(res, req, refusal);
+  return then();
+}
+
+/** `POST /api/export-ticket` with `{agentId?}`: a ticket for one download. */
+async function issueTicket(p: Parts, body: string, res: ServerResponse): Promise<void> {
+  let agentId: unknown;
+  try {
+    agentId = body.trim() === '' ? undefined : (JSON.parse(body) as { agentId?: unknown }).agentId;
+  } catch {
+    return sendError(res, 400, 'UI_BAD_REQUEST', 'the body is not JSON');
+  }
+  if (agentId !== undefined && typeof agentId !== 'string') return sendError(res, 400, 'UI_BAD_REQUEST', 'agentId must be a string');
+  sendJson(res, 200, { result: { ticket: p.gate.issueTicket(agentId) } });
+}
+
+/** `GET /api/export?ticket=T`: the download the ticket was issued for. */
+async function exportByTicket(p: Parts, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const redeemed = p.gate.redeemTicket(url.searchParams.get('ticket'));
+  if (isRefusal(redeemed)) return refuse(res, req, redeemed);
+  return sendExport(p.client, redeemed.agentId, res);
+}
+
+/** Serves a request whose target is this server's: a file of the page (no secret in it), or an API route. */
+async function route(p: Parts, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url!, p.gate.origin);
+  const asset = p.assets.get(url.pathname);
   if (asset !== undefined) {
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(res, 405, 'the page\'s files are read with GET', { allow: 'GET, HEAD' });
     head(res, 200, { 'content-type': asset.type, 'content-length': asset.body.length });
     res.end(req.method === 'HEAD' ? undefined : asset.body);
     return;
   }
-  if (url.pathname === '/api/call') {
-    if (req.method !== 'POST') return sendText(res, 405, '/api/call takes POST', { allow: 'POST' });
-    return callForPage(client, await readBoundedBody(req), res);
-  }
-  if (url.pathname === '/api/export') {
-    if (req.method !== 'GET') return sendText(res, 405, '/api/export takes GET', { allow: 'GET' });
-    return sendExport(client, url, res);
-  }
-  if (url.pathname === '/api/import') {
-    if (req.method !== 'POST') return sendText(res, 405, '/api/import takes POST', { allow: 'POST' });
-    return receiveImport(client, req, res);
-  }
-  sendText(res, 404, `no such page: ${url.pathname}`);
+  const api = ROUTES.get(url.pathname);
+  if (api === undefined) return sendText(res, 404, `no such page: ${url.pathname}`);
+  if (req.method !== api.method) return sendText(res, 405, `${url.pathname} takes ${api.method}`, { allow: api.method });
+  return api.handle(p, req, res, url);
 }
 
-/** Answers a request: the gate's refusal, the token swapped for the cookie, or the route. */
-async function answer(gate: Gate, client: DaemonClient, assets: ReadonlyMap<string, Asset>, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const admission = gate.admit(req);
-  if (admission.kind === 'refuse') {
-    req.resume();
-    return sendText(res, admission.refusal.status, admission.refusal.message);
-  }
-  if (admission.kind === 'exchange') {
-    req.resume();
-    head(res, 303, { location: admission.location, 'set-cookie': admission.cookie, 'content-length': 0 });
-    res.end();
-    return;
-  }
+/** Answers a request: refused by the gate, or routed; a failure of the server is told on the terminal and answered 500. */
+async function answer(p: Parts, req: IncomingMessage, res: ServerResponse): Promise<void> {
   try {
-    await route(client, assets, req, res, gate.origin);
+    const refusal = p.gate.checkTarget(req) ?? p.gate.checkOrigin(req);
+    if (refusal !== undefined) return refuse(res, req, refusal);
+    await route(p, req, res);
   } catch (err) {
-    if (res.headersSent) res.destroy(err as Error);
-    else if (err instanceof BodyTooLarge) sendError(res, 413, 'UI_TOO_LARGE', err.message);
-    else sendError(res, 500, 'UI_INTERNAL', err instanceof Error ? err.message : String(err));
     req.resume();
+    if (res.headersSent) res.destroy();
+    else if (err instanceof BodyTooLarge) sendError(res, 413, 'UI_TOO_LARGE', err.message);
+    else {
+      p.report(err);
+      sendError(res, 500, 'UI_INTERNAL', 'the page\'s server failed; memoryctl ui says why in its terminal');
+    }
   }
 }
 
 /** Listens on 127.0.0.1:port (0: a free one). */
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) => {
+    const fail = (err: NodeJS.ErrnoException) => {
       if (err.code === 'EADDRINUSE') reject(new Error(`port ${port} on 127.0.0.1 is in use: choose another with --port, or leave --port out for a free one`, { cause: err }));
       else if (err.code === 'EACCES') reject(new Error(`port ${port} on 127.0.0.1 may not be used by this user: choose one above 1023`, { cause: err }));
       else reject(err);
-    });
+    };
+    server.once('error', fail);
     server.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
-      server.removeAllListeners('error');
+      server.off('error', fail);
       resolve((server.address() as AddressInfo).port);
     });
   });
@@ -84,19 +128,22 @@ function listen(server: Server, port: number): Promise<number> {
 /**
  * Starts the page's server on 127.0.0.1 (docs/operations.md, "Web page"):
  * its files, and a JSON API that calls the daemon through `client`, one
- * call per request. Nothing is logged: a request line would carry the
- * token.
+ * call per request. Requests are not logged (nothing would show but the
+ * page's own use); a failure of the server itself goes to `report`, with
+ * no secret in it.
  */
-export async function startUiServer(client: DaemonClient, port: number): Promise<UiServer> {
+export async function startUiServer(client: DaemonClient, port: number, report: (err: unknown) => void): Promise<UiServer> {
   const assets = await loadAssets();
   let gate: Gate | undefined;
-  const server = createServer((req, res) => {
-    void answer(gate!, client, assets, req, res);
-  });
+  // No request timeout: an import reads its body as fast as the daemon stores it, for as long as that takes.
+  const server = createServer({ requestTimeout: 0 }, (req, res) => void answer({ gate: gate!, client, assets, report }, req, res));
+  server.maxConnections = 64;
   const bound = await listen(server, port);
   gate = new Gate(bound);
+  // After the start: a failure to accept (out of file descriptors) is told, and the server goes on.
+  server.on('error', report);
   return {
-    firstUrl: gate.firstUrl!,
+    firstUrl: gate.firstUrl,
     origin: gate.origin,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Transform, type TransformCallback, Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { DaemonClient } from '@memoryd/client';
 import { Limits } from '@memoryd/protocol';
 import { writeExport } from '../export-file.js';
@@ -31,8 +32,14 @@ function downloadStream(res: ServerResponse, fileName: string): Writable {
       if (res.write(chunk)) done();
       else res.once('drain', () => done());
     },
+    // Lines still held here when the export ends go out first: the response ends after the last of them.
+    final(done) {
+      res.end(() => done());
+    },
   });
-  // A download cancelled in the browser ends the export at its next line (and the daemon's snapshot with it).
+  // A download cancelled in the browser ends the export at its next line (and the daemon's snapshot with it):
+  // writeExport finds the stream destroyed and throws. This listener only keeps the error from being unhandled.
+  out.on('error', () => {});
   res.once('close', () => {
     if (!res.writableFinished) out.destroy(new Error('the download was cancelled'));
   });
@@ -40,17 +47,16 @@ function downloadStream(res: ServerResponse, fileName: string): Writable {
 }
 
 /**
- * `GET /api/export[?agent=ID]`: memoryctl export's file as a download, read
- * from one consistent snapshot page by page. A failure after the first
- * line cuts the download off, so the browser shows it failed rather than
- * keeping half a file as if whole.
+ * The export of `agentId` (undefined: everything) as a download: memoryctl
+ * export's file, read from one consistent snapshot page by page. A
+ * failure after the first line cuts the download off, so the browser
+ * shows it failed rather than keeping half a file as if whole.
  */
-export async function sendExport(client: DaemonClient, url: URL, res: ServerResponse): Promise<void> {
-  const agentId = url.searchParams.get('agent') ?? undefined;
+export async function sendExport(client: DaemonClient, agentId: string | undefined, res: ServerResponse): Promise<void> {
   const out = downloadStream(res, exportFileName(agentId, new Date()));
   try {
     await writeExport(client, out, agentId);
-    res.end();
+    await finished(out.end());
   } catch (err) {
     if (res.headersSent) res.destroy(err as Error);
     else sendDaemonError(res, err);

@@ -29,6 +29,19 @@ window.__cspViolations = [];
 addEventListener('securitypolicyviolation', (e) => window.__cspViolations.push(e.violatedDirective + ' blocked ' + e.blockedURI));
 `;
 
+/** Bounds the page's every wait by 15 s and adds to `problems` its console errors, uncaught exceptions and requests to any origin but `origin`. */
+export function watch(page: Page, origin: string, problems: string[]): void {
+  page.setDefaultTimeout(15_000);
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => {
+    const url = new URL(r.url());
+    if (url.protocol !== 'data:' && url.origin !== origin) problems.push(`request to another origin: ${r.url()}`);
+  });
+}
+
 /** Launches Chromium at `executablePath` with one page on `origin`'s side, every wait bounded by 15 s. */
 export async function watchedPage(executablePath: string, origin: string): Promise<WatchedPage> {
   // As root (CI's container), Chromium's sandbox cannot start.
@@ -39,16 +52,8 @@ export async function watchedPage(executablePath: string, origin: string): Promi
   // Injected by the browser itself, before any of the page's script: CSP does not apply to it.
   await context.addInitScript({ content: RECORD_CSP_VIOLATIONS });
   const page = await context.newPage();
-  page.setDefaultTimeout(15_000);
   const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console error: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => {
-    const url = new URL(r.url());
-    if (url.protocol !== 'data:' && url.origin !== origin) problems.push(`request to another origin: ${r.url()}`);
-  });
+  watch(page, origin, problems);
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
     browser,

@@ -41,7 +41,7 @@ export async function spawnUi(argv: string[], options: { env: Record<string, str
     url,
     origin: parsed.origin,
     port: Number(parsed.port),
-    token: parsed.searchParams.get('token') ?? '',
+    token: /^#token=(.+)$/.exec(parsed.hash)?.[1] ?? '',
     stdout: () => out,
     stderr: () => err,
     stop: async () => {

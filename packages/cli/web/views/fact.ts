@@ -3,7 +3,7 @@
 import type { FactVersion, MemoryHistory, MemoryReflect } from '@memoryd/protocol';
 import { html } from 'htm/preact';
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { ApiError, call } from '../api.js';
 import { tagsOf, when } from '../format.js';
 import { useLoad } from '../load.js';
 import { Confirm, ErrorNote, RecordHead, TagList } from '../parts.js';
@@ -11,19 +11,27 @@ import { go, href } from '../route.js';
 
 /** Tags compared as the reader sees them: the same set, in any order. */
 function sameTags(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {
-  const x = [...(a ?? [])].sort().join('\n');
-  const y = [...(b ?? [])].sort().join('\n');
-  return x === y;
+  const x = new Set(a ?? []);
+  const y = new Set(b ?? []);
+  return x.size === y.size && [...x].every((t) => y.has(t));
 }
 
-/** What each version changed from the one it replaced: added, text, tags. */
+/**
+ * What each version changed from the one it replaced: added, text, tags.
+ * A version replaced a predecessor only when written as it was replaced:
+ * an update onto the text of a fact that already existed (a merge) leaves
+ * that fact "added", and the merged one "replaced by" it.
+ */
 function changesOf(versions: readonly FactVersion[]): Map<string, string> {
   const replaced = new Map<string, FactVersion>();
-  for (const v of versions) if (v.supersededBy !== undefined) replaced.set(v.supersededBy, v);
+  for (const v of versions) {
+    const next = versions.find((n) => n.id === v.supersededBy);
+    if (next !== undefined && next.createdAt >= (v.updatedAt ?? v.createdAt)) replaced.set(next.id, v);
+  }
   const changes = new Map<string, string>();
   for (const v of versions) {
     const before = replaced.get(v.id);
-    const words = before === undefined ? ['added'] : [before.content !== v.content ? 'text' : '', sameTags(before.tags, v.tags) ? '' : 'tags'].filter((w) => w !== '');
+    const words = before === undefined ? [] : [before.content !== v.content ? 'text' : '', sameTags(before.tags, v.tags) ? '' : 'tags'].filter((w) => w !== '');
     changes.set(v.id, before === undefined ? 'added' : words.length === 0 ? 'written again' : `${words.join(' and ')} changed`);
   }
   return changes;
@@ -39,7 +47,7 @@ function Fate({ agentId, version }: { agentId: string; version: FactVersion }) {
 }
 
 /** The edit form of a current fact, and its delete button behind a confirmation. */
-function Correct({ agentId, version, onDeleted }: { agentId: string; version: FactVersion; onDeleted(): void }) {
+function Correct({ agentId, version, onChanged }: { agentId: string; version: FactVersion; onChanged(): void }) {
   const [content, setContent] = useState(version.content);
   const [tagText, setTagText] = useState((version.tags ?? []).join(', '));
   const [asking, setAsking] = useState(false);
@@ -58,7 +66,11 @@ function Correct({ agentId, version, onDeleted }: { agentId: string; version: Fa
     try {
       await work();
     } catch (err) {
-      setError(err as Error);
+      // Changed elsewhere since this page read it (an agent updated or deleted it): read its history again.
+      if (err instanceof ApiError && err.status === 404) {
+        setError(new Error('This fact changed since the page read it: its history below says what it is now.'));
+        onChanged();
+      } else setError(err as Error);
     } finally {
       setBusy(false);
     }
@@ -74,7 +86,7 @@ function Correct({ agentId, version, onDeleted }: { agentId: string; version: Fa
     setAsking(false);
     if (ok) void run(async () => {
       await call<typeof MemoryReflect>('memory.reflect', { agentId, action: 'delete', factId: version.id });
-      onDeleted();
+      onChanged();
     });
   };
   return html`<form class="correct" onSubmit=${save}>
@@ -93,13 +105,13 @@ export function FactView({ agentId, factId }: { agentId: string; factId: string 
   const history = useLoad(() => call<typeof MemoryHistory>('memory.history', { agentId, factId }), [agentId, factId]);
   const versions = history.data?.versions ?? [];
   const asked = versions.find((v) => v.id === factId);
-  const last = versions[versions.length - 1];
-  const current = last !== undefined && last.supersededBy === undefined && last.deletedAt === undefined ? last : undefined;
+  // The one version neither replaced nor deleted; the list is by time, and a merge puts a replaced version last.
+  const current = versions.find((v) => v.supersededBy === undefined && v.deletedAt === undefined);
   const changes = changesOf(versions);
   return html`<section class="fact-page">
     <${RecordHead} kind="Fact" id=${factId} back=${{ view: 'facts', agentId }} backLabel=${`All of ${agentId}'s facts`} />
     <${ErrorNote} error=${history.error} />
-    ${asked === undefined ? null : asked === current ? html`<${Correct} agentId=${agentId} version=${asked} onDeleted=${history.reload} />` : html`<p class="note" role="status">
+    ${asked === undefined ? null : asked === current ? html`<${Correct} agentId=${agentId} version=${asked} onChanged=${history.reload} />` : html`<p class="note" role="status">
       ${current === undefined ? 'This fact was deleted; what it said is kept below.' : html`This version was replaced. <a href=${href({ view: 'fact', agentId, factId: current.id })}>See the current one</a>.`}
     </p>`}
     <h2>History</h2>

@@ -3,11 +3,11 @@
 // Reading the first page is one daemon call, and so is each search.
 import type { Fact, MemoryAdd, MemoryList, MemorySearch, MemoryTags } from '@memoryd/protocol';
 import { html } from 'htm/preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { count, dayEnd, dayStart, tagsOf } from '../format.js';
 import { useLoad, useSettled } from '../load.js';
-import { ErrorNote, FactItem, Pager, type Pages } from '../parts.js';
+import { ErrorNote, ExportButton, FactItem, Pager, type Pages } from '../parts.js';
 import { href } from '../route.js';
 
 /** Facts a page. */
@@ -27,14 +27,29 @@ interface Shown {
   facts: Fact[];
   next?: string;
   searched: boolean;
+  /** What was read: the view's key and the page's cursor. An answer for another one is shown, but not paged from. */
+  readFor: string;
+}
+
+/** A date input's day, or undefined when it cannot bound a filter (empty, or a year the daemon's times cannot say). */
+function dayOf(day: string): string | undefined {
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : undefined;
 }
 
 /** The filters as the daemon takes them, from what the inputs hold. */
 function filtersOf(tagText: string, sinceDay: string, untilDay: string): Filters {
   const tags = tagsOf(tagText);
-  const since = dayStart(sinceDay);
-  const until = dayEnd(untilDay);
+  const sinceOk = dayOf(sinceDay);
+  const untilOk = dayOf(untilDay);
+  const since = sinceOk === undefined ? undefined : dayStart(sinceOk);
+  const until = untilOk === undefined ? undefined : dayEnd(untilOk);
   return { ...(tags.length > 0 ? { tags } : {}), ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+}
+
+/** What is wrong with the date inputs, in a sentence, or undefined. */
+function datesProblem(sinceDay: string, untilDay: string): Error | undefined {
+  const bad = [['Since', sinceDay], ['Until', untilDay]].filter(([, d]) => d !== '' && dayOf(d!) === undefined).map(([n]) => n);
+  return bad.length === 0 ? undefined : new Error(`${bad.join(' and ')}: not a date from year 0000 to 9999; the filter is left out.`);
 }
 
 /** The filter inputs, with the agent's tags offered once the tag input is first used. */
@@ -92,28 +107,34 @@ export function FactsView({ agentId }: { agentId: string }) {
   const [query, setQuery] = useState('');
   const [inputs, setInputs] = useState({ tagText: '', sinceDay: '', untilDay: '' });
   const settledQuery = useSettled(query.trim(), TYPING_MS);
-  const settledTags = useSettled(inputs.tagText, TYPING_MS);
-  const filters = filtersOf(settledTags, inputs.sinceDay, inputs.untilDay);
+  const settled = useSettled(inputs, TYPING_MS);
+  const filters = filtersOf(settled.tagText, settled.sinceDay, settled.untilDay);
   const key = JSON.stringify([agentId, settledQuery, filters]);
-  // Paging starts over whenever what is shown changes.
+  // Paging starts over whenever what is shown changes (and stays over when it changes back).
   const [pages, setPages] = useState<Pages & { key: string }>({ key, current: undefined, before: [] });
   const at = pages.key === key ? pages : { key, current: undefined, before: [] };
+  useEffect(() => {
+    if (pages.key !== key) setPages({ key, current: undefined, before: [] });
+  }, [key]);
   const [round, setRound] = useState(0);
+  const readFor = JSON.stringify([key, at.current, round]);
   const shown = useLoad<Shown>(
     () =>
       settledQuery !== ''
-        ? call<typeof MemorySearch>('memory.search', { agentId, query: settledQuery, limit: MATCHES, ...filters }).then((r) => ({ facts: r.facts, searched: true }))
-        : call<typeof MemoryList>('memory.list', { agentId, limit: PAGE, order: 'newest', ...filters, ...(at.current === undefined ? {} : { after: at.current }) }).then((r) => ({ ...r, searched: false })),
-    [key, at.current, round],
+        ? call<typeof MemorySearch>('memory.search', { agentId, query: settledQuery, limit: MATCHES, ...filters }).then((r) => ({ facts: r.facts, searched: true, readFor }))
+        : call<typeof MemoryList>('memory.list', { agentId, limit: PAGE, order: 'newest', ...filters, ...(at.current === undefined ? {} : { after: at.current }) }).then((r) => ({ ...r, searched: false, readFor })),
+    [readFor],
   );
   const data = shown.data;
+  // Until the answer for what is asked now arrives, the last one stays in view, but its cursor pages nothing.
+  const fresh = data !== undefined && data.readFor === readFor;
   const filtered = Object.keys(filters).length > 0;
   return html`<section class="facts">
     <header class="view-head">
       <h1>${agentId}</h1>
       <nav aria-label="agent">
         <a href=${href({ view: 'checkpoints', agentId })}>Checkpoints</a>
-        <a href=${`/api/export?agent=${encodeURIComponent(agentId)}`} download>Export this agent</a>
+        <${ExportButton} agentId=${agentId} label="Export this agent" />
       </nav>
     </header>
     <form role="search" onSubmit=${(e: Event) => e.preventDefault()}>
@@ -121,13 +142,13 @@ export function FactsView({ agentId }: { agentId: string }) {
       <${FilterBar} agentId=${agentId} ...${inputs} set=${(patch: Partial<typeof inputs>) => setInputs({ ...inputs, ...patch })} />
     </form>
     <${AddFact} agentId=${agentId} onAdded=${() => (setPages({ key, current: undefined, before: [] }), setRound((r) => r + 1))} />
-    <${ErrorNote} error=${shown.error} />
+    <${ErrorNote} error=${datesProblem(inputs.sinceDay, inputs.untilDay) ?? shown.error} />
     <p class="summary" aria-live="polite">${
-      data === undefined ? 'Reading…' : data.searched ? `${count(data.facts.length, 'match', 'matches')}, best first${filtered ? ', filtered' : ''}` : `Newest first${filtered ? ', filtered' : ''}`
+      !fresh ? 'Reading…' : data.searched ? `${count(data.facts.length, 'match', 'matches')}, best first${filtered ? ', filtered' : ''}` : `Newest first${filtered ? ', filtered' : ''}`
     }</p>
-    ${data !== undefined && data.facts.length === 0 ? html`<p class="empty">${data.searched ? 'Nothing matches.' : filtered ? 'No fact passes the filters.' : 'This agent has no facts.'}</p>` : null}
+    ${fresh && data.facts.length === 0 ? html`<p class="empty">${data.searched ? 'Nothing matches.' : filtered ? 'No fact passes the filters.' : 'This agent has no facts.'}</p>` : null}
     <ul class="fact-list" aria-busy=${shown.loading}>${(data?.facts ?? []).map((f) => html`<${FactItem} key=${f.id} agentId=${agentId} fact=${f} />`)}</ul>
-    ${data === undefined || data.searched ? null : html`<${Pager}
+    ${!fresh || data.searched ? null : html`<${Pager}
       backLabel="Newer" moreLabel="Older"
       onBack=${at.before.length === 0 ? undefined : () => setPages({ key, current: at.before[at.before.length - 1], before: at.before.slice(0, -1) })}
       onMore=${data.next === undefined ? undefined : () => setPages({ key, current: data.next, before: [...at.before, at.current] })} />`}

@@ -4,7 +4,7 @@ import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { type UploadProgress, upload } from '../api.js';
 import { count } from '../format.js';
-import { ErrorNote } from '../parts.js';
+import { ErrorNote, ExportButton } from '../parts.js';
 
 interface ImportOutcome {
   imported: number;
@@ -45,13 +45,13 @@ export function TransferView() {
     <header class="view-head"><h1>Export and import</h1></header>
     <h2>Export</h2>
     <p>Every fact version and checkpoint of every agent, one JSON record a line, read from one consistent snapshot (as <code>memoryctl export</code> writes it).</p>
-    <p><a class="button" href="/api/export" download>Download everything</a></p>
+    <p><${ExportButton} agentId=${undefined} label="Download everything" /></p>
     <h2>Import</h2>
     <form onSubmit=${start}>
       <label>Export file <input type="file" name="file" accept=".jsonl,.json,.ndjson,application/x-ndjson" onChange=${(e: Event) => setFile((e.target as HTMLInputElement).files?.[0])} /></label>
       <button type="submit" disabled=${file === undefined || busy}>Import</button>
     </form>
-    ${progress === undefined ? null : html`<p><progress max=${progress.total} value=${progress.sent} aria-label="import progress">${Math.round((100 * progress.sent) / Math.max(1, progress.total))}%</progress> ${busy ? 'importing…' : 'done'}</p>`}
+    ${progress === undefined ? null : html`<p><progress max=${progress.total} value=${progress.sent} aria-label="import progress">${Math.round((100 * progress.sent) / Math.max(1, progress.total))}%</progress> ${busy ? 'importing…' : error === undefined ? 'done' : 'failed'}</p>`}
     <${ErrorNote} error=${error} />
     ${outcome === undefined ? null : html`<${Outcome} outcome=${outcome} />`}
   </section>`;
