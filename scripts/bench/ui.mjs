@@ -22,6 +22,7 @@ import { formatTable, percentile } from './stats.mjs';
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { DaemonClient } = await import(path.join(repo, 'packages/client/dist/index.js'));
 const { AdminImport, MemoryList, MemorySearch } = await import(path.join(repo, 'packages/protocol/dist/index.js'));
+const { makeUlid } = await import(path.join(repo, 'packages/test-support/dist/index.js'));
 
 const HELP = `usage: node scripts/bench/ui.mjs [--facts N] [--rounds N]
 
@@ -55,7 +56,7 @@ try {
     for (let i = start; i < Math.min(FACTS, start + 1000); i++) {
       const at = new Date(t0 + i * 1000).toISOString();
       const text = `${WORDS[i % 16]} ${WORDS[(i * 7) % 16]} ${WORDS[(i * 13) % 16]} note ${i}`;
-      records.push({ type: 'fact', agentId: 'big', id: ulid(t0 + i * 1000, i), content: text, createdAt: at });
+      records.push({ type: 'fact', agentId: 'big', id: makeUlid(t0 + i * 1000, i), content: text, createdAt: at });
     }
     await client.call(AdminImport, { records });
   }
@@ -100,20 +101,6 @@ try {
     await new Promise((resolve) => ui.child.once('exit', resolve));
   }
   await stopChild(daemon);
-}
-
-/** A ULID with the given time and a counter as its random part. */
-function ulid(ms, n) {
-  const A = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-  const enc = (v, w) => {
-    let s = '';
-    for (let i = 0; i < w; i++) {
-      s = A[Number(v % 32n)] + s;
-      v /= 32n;
-    }
-    return s;
-  };
-  return enc(BigInt(ms), 10) + enc(BigInt(n), 16);
 }
 
 /** Milliseconds `run` takes. */
