@@ -13,6 +13,7 @@
 // fresh connection to the daemon). Prints p50 and p99 per subject and the
 // ratios page ÷ client; progress goes to stderr.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +40,8 @@ if (values.help) {
 }
 const FACTS = Number(values.facts ?? 100_000);
 const ROUNDS = Number(values.rounds ?? 300);
+/** Kept-alive connections, as a browser keeps them. */
+const agent = new http.Agent({ keepAlive: true });
 const WORDS = 'harbour garden kettle lantern meadow orchard pepper quartz river saddle timber velvet willow amber beacon cedar'.split(' ');
 
 assertDaemonBuilt();
@@ -71,7 +74,7 @@ try {
     'list client': () => client.call(MemoryList, listParams),
     'search page': (i) => post(ui, '/api/call', { method: 'memory.search', params: searchParams(i) }, auth),
     'search client': (i) => client.call(MemorySearch, searchParams(i)),
-    'file (HTTP floor)': async () => (await fetch(`${ui.origin}/app.css`)).arrayBuffer(),
+    'file (HTTP floor)': () => request(ui, 'GET', '/app.css', undefined, {}),
   };
   const samples = Object.fromEntries(Object.keys(subjects).map((k) => [k, []]));
   process.stderr.write(`${ROUNDS} rounds…\n`);
@@ -110,15 +113,24 @@ async function time(run) {
   return performance.now() - t;
 }
 
+/** One HTTP request to the page's server on 127.0.0.1, naming its host (names under localhost are the browser's to resolve); resolves with the status and body. */
+function request(page, method, route, body, headers) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port: page.port, method, path: route, agent, headers: { host: page.host, origin: page.origin, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 /** POSTs JSON to the page's server, as the page does; the result, or a thrown error. */
 async function post(page, route, body, headers) {
-  const res = await fetch(`${page.origin}${route}`, {
-    method: 'POST',
-    headers: { origin: page.origin, 'content-type': 'application/json', ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await res.json();
-  if (!res.ok) throw new Error(`${route}: ${res.status} ${JSON.stringify(answer)}`);
+  const res = await request(page, 'POST', route, body === undefined ? undefined : JSON.stringify(body), { 'content-type': 'application/json', ...headers });
+  const answer = JSON.parse(res.text);
+  if (res.status !== 200) throw new Error(`${route}: ${res.status} ${res.text}`);
   return answer.result;
 }
 
@@ -133,5 +145,5 @@ async function startUi(socket) {
     await new Promise((r) => setTimeout(r, 20));
   }
   const url = new URL(/http:\/\/\S+/.exec(out)[0]);
-  return { child, origin: url.origin, token: /#token=(.+)$/.exec(url.hash)[1] };
+  return { child, origin: url.origin, host: url.host, port: Number(url.port), token: /#token=(.+)$/.exec(url.hash)[1] };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -64,6 +65,19 @@ before(async () => {
 async function bin(name: string, args: string[]): Promise<string> {
   const { stdout } = await run(installed.bin(name), args, { env: installed.env, cwd: '/', timeout: 30_000 });
   return stdout;
+}
+
+/** GETs `path` from 127.0.0.1:`port` naming `host`; resolves with the status, the content type and the body. */
+function getFrom(port: number, host: string, path: string): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet({ host: '127.0.0.1', port, path, headers: { host }, timeout: 10_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8').on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${path} got no answer in 10 s`)));
+    req.on('error', reject);
+  });
 }
 
 /** One MCP session with the installed shim over raw stdio: initialize, then `calls`, answers in order. */
@@ -130,12 +144,12 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
   it('memoryctl ui --no-open serves the page and its files from the installed package', async () => {
     const ui = await spawnUi([installed.bin('memoryctl'), 'ui', '--no-open'], { env: installed.env, cwd: '/' });
     for (const pid of daemonsUnder(installed.runtime)) trackPid(pid);
-    const url = new URL(ui.url);
     for (const [path, type] of [['/', 'text/html'], ['/app.js', 'text/javascript'], ['/app.css', 'text/css']] as const) {
-      const r = await fetch(new URL(path, url.origin));
+      // To 127.0.0.1 with the page's Host: this machine's resolver may not know names under localhost, which browsers resolve themselves.
+      const r = await getFrom(ui.port, ui.host, path);
       assert.equal(r.status, 200, path);
-      assert.match(r.headers.get('content-type') ?? '', new RegExp(type));
-      const body = await r.text();
+      assert.match(r.type, new RegExp(type));
+      const body = r.body;
       assert.ok(body.length > 300, `${path} is the page's file, not a stub`);
       if (path === '/') assert.match(body, /<script type="module" src="\/app.js">/);
     }

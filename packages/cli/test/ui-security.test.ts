@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DaemonClient } from '@memoryd/client';
 import { AdminImport, AgentList, DaemonStatus, Limits, MemoryAdd } from '@memoryd/protocol';
-import { cleanEnv, cleanupAll, type DaemonHandle, MEMORYCTL_BIN, makeUlid, startDaemon, tempDir, trackCloser, waitFor } from '@memoryd/test-support';
+import { cleanEnv, cleanupAll, type DaemonHandle, MEMORYCTL_BIN, makeUlid, startDaemon, tempDir, trackCloser, waitFor, withTimeout } from '@memoryd/test-support';
 import { memoryctl } from './helpers/memoryctl.js';
 import { spawnUi, startUi, type UiProcess } from './helpers/ui.js';
 
@@ -33,16 +33,24 @@ interface Ask {
   chunked?: boolean;
 }
 
-/** One raw HTTP request to the page's port: any Host, any header, bounded. */
-function ask(port: number, { method = 'GET', path = '/', headers = {}, body, chunked = false }: Ask): Promise<Answer> {
+/** Where a request goes: the page server's port, and the Host it names unless the request says another. */
+interface Target {
+  port: number;
+  host: string;
+}
+
+/** One raw HTTP request to the page's port on 127.0.0.1 (or `ip`): any Host, any header, bounded. */
+function ask({ port, host }: Target, { method = 'GET', path = '/', headers = {}, body, chunked = false }: Ask, ip = '127.0.0.1'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: { host: `127.0.0.1:${port}`, ...headers }, timeout: 20_000 }, (res) => {
+    const req = httpRequest({ host: ip, port, method, path, headers: { host, ...headers }, timeout: 20_000 }, (res) => {
       let text = '';
       res.setEncoding('utf8').on('data', (d: string) => (text += d));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
     });
     req.on('timeout', () => req.destroy(new Error(`${method} ${path} got no answer in 20 s`)));
-    // The server may answer (413) and close before the whole body is sent.
+    // The server may answer (413) and close before the whole body is sent; but an answer must come.
+    const bound = setTimeout(() => reject(new Error(`${method} ${path} got no answer in 30 s`)), 30_000);
+    req.on('close', () => clearTimeout(bound));
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
     if (body !== undefined && chunked) {
       const buf = Buffer.isBuffer(body) ? body : Buffer.from(body);
@@ -57,7 +65,7 @@ function ask(port: number, { method = 'GET', path = '/', headers = {}, body, chu
 
 /** Swaps a page server's printed token for its session token, as the page does. */
 async function openSession(ui: UiProcess): Promise<string> {
-  const r = await ask(ui.port, { method: 'POST', path: '/api/session', headers: { origin: ui.origin, authorization: `Bearer ${ui.token}` } });
+  const r = await ask(ui, { method: 'POST', path: '/api/session', headers: { origin: ui.origin, authorization: `Bearer ${ui.token}` } });
   assert.equal(r.status, 200, r.body);
   return (JSON.parse(r.body) as { result: { session: string } }).result.session;
 }
@@ -80,10 +88,15 @@ describe('memoryctl ui: every request is checked', () => {
     trackCloser(async () => void (await ui.stop()));
   });
 
-  it('prints the token in the fragment, which no request carries, and serves the page\'s files, which hold no data', async () => {
-    assert.match(ui.url, /^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{43}$/);
+  it('prints a fresh origin under localhost with the token in the fragment, and serves the page\'s files on both loopbacks', async () => {
+    assert.match(ui.url, /^http:\/\/[0-9a-f]{24}\.localhost:\d+\/#token=[A-Za-z0-9_-]{43}$/);
+    const other = await startUi(daemon.socket);
+    assert.notEqual(other.host.split(':')[0], ui.host.split(':')[0], 'each run has its own origin');
+    assert.equal(await other.stop(), 0);
+    // A browser may reach NAME.localhost on either loopback: both are this server's, so no other process can hold one.
+    assert.equal((await ask(ui, {}, '::1')).status, 200);
     for (const path of ['/', '/app.js', '/app.css']) {
-      const r = await ask(ui.port, { path });
+      const r = await ask(ui, { path });
       assert.equal(r.status, 200, path);
       assert.doesNotMatch(r.body, /alice/);
       assert.equal(r.headers['set-cookie'], undefined, 'no cookie: cookies are shared by every port of 127.0.0.1');
@@ -93,49 +106,50 @@ describe('memoryctl ui: every request is checked', () => {
   it('without the session token, or with a wrong one, the API is 401 and gives nothing', async () => {
     for (const authorization of [undefined, 'Bearer wrong', `Bearer ${ui.token}x`, `Basic ${ui.token}`]) {
       const headers: Record<string, string> = { origin: ui.origin, 'content-type': 'application/json', ...(authorization === undefined ? {} : { authorization }) };
-      const call = await ask(ui.port, { method: 'POST', path: '/api/call', headers, body: agentList });
+      const call = await ask(ui, { method: 'POST', path: '/api/call', headers, body: agentList });
       assert.equal(call.status, 401, String(authorization));
       assert.doesNotMatch(call.body, /alice/);
-      assert.equal((await ask(ui.port, { method: 'POST', path: '/api/export-ticket', headers, body: '{}' })).status, 401);
-      assert.equal((await ask(ui.port, { method: 'POST', path: '/api/import', headers, body: '{"type":"memoryd-export","version":1}\n' })).status, 401);
+      assert.equal((await ask(ui, { method: 'POST', path: '/api/export-ticket', headers, body: '{}' })).status, 401);
+      assert.equal((await ask(ui, { method: 'POST', path: '/api/import', headers, body: '{"type":"memoryd-export","version":1}\n' })).status, 401);
     }
-    const noTicket = await ask(ui.port, { path: '/api/export' });
+    const noTicket = await ask(ui, { path: '/api/export' });
     assert.equal(noTicket.status, 401);
     assert.doesNotMatch(noTicket.body, /memoryd-export|alice/);
-    assert.equal((await ask(ui.port, { path: '/api/export?ticket=guess' })).status, 401);
+    assert.equal((await ask(ui, { path: '/api/export?ticket=guess' })).status, 401);
   });
 
   it('the printed token is swapped once for the session token; the second swap is refused', async () => {
-    const wrong = await ask(ui.port, { method: 'POST', path: '/api/session', headers: { origin: ui.origin, authorization: 'Bearer not-the-token' } });
+    const wrong = await ask(ui, { method: 'POST', path: '/api/session', headers: { origin: ui.origin, authorization: 'Bearer not-the-token' } });
     assert.equal(wrong.status, 401);
     session = await openSession(ui);
     assert.notEqual(session, ui.token);
     page = { origin: ui.origin, authorization: `Bearer ${session}`, 'content-type': 'application/json' };
-    const again = await ask(ui.port, { method: 'POST', path: '/api/session', headers: { origin: ui.origin, authorization: `Bearer ${ui.token}` } });
+    const again = await ask(ui, { method: 'POST', path: '/api/session', headers: { origin: ui.origin, authorization: `Bearer ${ui.token}` } });
     assert.equal(again.status, 401, 'the token works once');
-    const asToken = await ask(ui.port, { method: 'POST', path: '/api/call', headers: { ...page, authorization: `Bearer ${ui.token}` }, body: agentList });
+    const asToken = await ask(ui, { method: 'POST', path: '/api/call', headers: { ...page, authorization: `Bearer ${ui.token}` }, body: agentList });
     assert.equal(asToken.status, 401, 'the printed token is no session');
-    const ok = await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: agentList });
+    const ok = await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: agentList });
     assert.equal(ok.status, 200);
     assert.deepEqual(JSON.parse(ok.body), { result: { agents: [{ agentId: 'alice', facts: 1, checkpoints: 0 }] } });
   });
 
   it('a download needs a ticket the session asked for, good once and for one agent', async () => {
-    const ticket = async (agentId?: string) => (JSON.parse((await ask(ui.port, { method: 'POST', path: '/api/export-ticket', headers: page, body: JSON.stringify(agentId === undefined ? {} : { agentId }) })).body) as { result: { ticket: string } }).result.ticket;
+    const ticket = async (agentId?: string) => (JSON.parse((await ask(ui, { method: 'POST', path: '/api/export-ticket', headers: page, body: JSON.stringify(agentId === undefined ? {} : { agentId }) })).body) as { result: { ticket: string } }).result.ticket;
     const t = await ticket('alice');
-    const first = await ask(ui.port, { path: `/api/export?ticket=${t}` });
+    const first = await ask(ui, { path: `/api/export?ticket=${t}` });
     assert.equal(first.status, 200);
     assert.match(String(first.headers['content-disposition']), /^attachment; filename="memoryd-alice-[0-9TZ-]+\.jsonl"$/);
     const lines = first.body.trim().split('\n').map((l) => JSON.parse(l) as { type: string; agentId?: string });
     assert.equal(lines[0]!.type, 'memoryd-export');
     assert.deepEqual(lines.slice(1).map((l) => l.agentId), ['alice']);
-    assert.equal((await ask(ui.port, { path: `/api/export?ticket=${t}` })).status, 401, 'a ticket works once');
-    assert.equal((await ask(ui.port, { path: `/api/export?ticket=${await ticket()}` })).status, 200);
+    assert.equal((await ask(ui, { path: `/api/export?ticket=${t}` })).status, 401, 'a ticket works once');
+    assert.equal((await ask(ui, { path: `/api/export?ticket=${await ticket()}` })).status, 200);
   });
 
-  it('a Host other than 127.0.0.1:PORT is refused (DNS rebinding), even with the session', async () => {
-    for (const host of [`evil.example:${ui.port}`, `localhost:${ui.port}`, '127.0.0.1', `127.0.0.1:${ui.port + 1}`]) {
-      for (const r of [await ask(ui.port, { headers: { host } }), await ask(ui.port, { method: 'POST', path: '/api/call', headers: { ...page, host }, body: agentList })]) {
+  it('a Host other than this run\'s NAME.localhost:PORT is refused (DNS rebinding, other runs), even with the session', async () => {
+    const name = ui.host.split(':')[0]!;
+    for (const host of [`evil.example:${ui.port}`, `localhost:${ui.port}`, `127.0.0.1:${ui.port}`, `other.localhost:${ui.port}`, name, `${name}:${ui.port + 1}`, `${name}.evil.example:${ui.port}`]) {
+      for (const r of [await ask(ui, { headers: { host } }), await ask(ui, { method: 'POST', path: '/api/call', headers: { ...page, host }, body: agentList })]) {
         assert.equal(r.status, 421, host);
         assert.doesNotMatch(r.body, /alice/);
       }
@@ -144,9 +158,9 @@ describe('memoryctl ui: every request is checked', () => {
 
   it('a request target that is not a path is 400, and the server goes on', async () => {
     for (const target of ['http://', 'http://evil.example/', '//evil.example/', '*']) {
-      assert.equal((await ask(ui.port, { path: target, headers: page })).status, 400, target);
+      assert.equal((await ask(ui, { path: target, headers: page })).status, 400, target);
     }
-    assert.equal((await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: agentList })).status, 200);
+    assert.equal((await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: agentList })).status, 200);
   });
 
   it('a change needs the page\'s own Origin: a foreign one, another port\'s, or none is 403 and changes nothing', async () => {
@@ -156,7 +170,7 @@ describe('memoryctl ui: every request is checked', () => {
       if (origin === undefined) delete headers['origin'];
       else headers['origin'] = origin;
       for (const path of ['/api/call', '/api/import', '/api/export-ticket', '/api/session']) {
-        const r = await ask(ui.port, { method: 'POST', path, headers, body: path === '/api/call' ? add : '{}' });
+        const r = await ask(ui, { method: 'POST', path, headers, body: path === '/api/call' ? add : '{}' });
         assert.equal(r.status, 403, `${path} from ${String(origin)}`);
       }
     }
@@ -165,15 +179,15 @@ describe('memoryctl ui: every request is checked', () => {
   });
 
   it('no CORS: a preflight from another origin is refused and no answer carries Access-Control-*', async () => {
-    const pre = await ask(ui.port, { method: 'OPTIONS', path: '/api/call', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
+    const pre = await ask(ui, { method: 'OPTIONS', path: '/api/call', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
     assert.equal(pre.status, 403);
-    for (const r of [pre, await ask(ui.port, { headers: { origin: 'http://evil.example' } }), await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: agentList })]) {
+    for (const r of [pre, await ask(ui, { headers: { origin: 'http://evil.example' } }), await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: agentList })]) {
       assert.deepEqual(Object.keys(r.headers).filter((h) => h.startsWith('access-control-')), []);
     }
   });
 
   it('every answer carries the policy: no inline script, no other origin, no frame', async () => {
-    for (const r of [await ask(ui.port, {}), await ask(ui.port, { path: '/app.js' }), await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: agentList }), await ask(ui.port, { path: '/nothing' })]) {
+    for (const r of [await ask(ui, {}), await ask(ui, { path: '/app.js' }), await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: agentList }), await ask(ui, { path: '/nothing' })]) {
       const csp = String(r.headers['content-security-policy']);
       assert.match(csp, /default-src 'none'/);
       assert.match(csp, /script-src 'self'(;|$)/);
@@ -187,28 +201,28 @@ describe('memoryctl ui: every request is checked', () => {
 
   it('a body over the daemon\'s line bound is 413, whether declared or streamed, and a file line over it too', async () => {
     const big = Buffer.alloc(Limits.maxLineBytes + 1, 0x20);
-    const declared = await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: big });
+    const declared = await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: big });
     assert.equal(declared.status, 413);
-    const streamed = await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: big, chunked: true });
+    const streamed = await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: big, chunked: true });
     assert.equal(streamed.status, 413);
     const line = Buffer.concat([Buffer.from('{"type":"memoryd-export","version":1,"createdAt":"2026-12-07T00:00:00.000Z","daemonVersion":"0"}\n'), big]);
-    const file = await ask(ui.port, { method: 'POST', path: '/api/import', headers: page, body: line, chunked: true });
+    const file = await ask(ui, { method: 'POST', path: '/api/import', headers: page, body: line, chunked: true });
     assert.equal(file.status, 413);
     assert.equal(JSON.parse(file.body).error.code, 'UI_TOO_LARGE');
     // The server still serves.
-    assert.equal((await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: agentList })).status, 200);
+    assert.equal((await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: agentList })).status, 200);
   });
 
   it('only the page\'s methods pass: shutdown, admin and unknown methods are 400 and never reach the daemon', async () => {
     for (const method of ['daemon.shutdown', 'admin.reembed', 'admin.import', 'checkpoint.save', 'no.such', 42]) {
-      const r = await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: JSON.stringify({ method, params: {} }) });
+      const r = await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: JSON.stringify({ method, params: {} }) });
       assert.equal(r.status, 400, String(method));
       assert.equal(JSON.parse(r.body).error.code, 'UI_BAD_REQUEST');
     }
-    assert.equal((await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: '{' })).status, 400);
+    assert.equal((await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: '{' })).status, 400);
     const status = await client.call(DaemonStatus, {});
     assert.equal(status.pid, daemon.pid);
-    const badParams = await ask(ui.port, { method: 'POST', path: '/api/call', headers: page, body: JSON.stringify({ method: 'memory.list', params: { agentId: '' } }) });
+    const badParams = await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: JSON.stringify({ method: 'memory.list', params: { agentId: '' } }) });
     assert.equal(badParams.status, 400);
     assert.equal(JSON.parse(badParams.body).error.code, -32602);
   });
@@ -225,9 +239,9 @@ describe('memoryctl ui: every request is checked', () => {
       assert.equal((await c.call(AdminImport, { records })).imported, 1000);
     }
     for (let round = 0; round < 3; round++) {
-      const ticket = (JSON.parse((await ask(ui.port, { method: 'POST', path: '/api/export-ticket', headers: page, body: '{"agentId":"long"}' })).body) as { result: { ticket: string } }).result.ticket;
+      const ticket = (JSON.parse((await ask(ui, { method: 'POST', path: '/api/export-ticket', headers: page, body: '{"agentId":"long"}' })).body) as { result: { ticket: string } }).result.ticket;
       await new Promise<void>((resolve, reject) => {
-        const req = httpRequest({ host: '127.0.0.1', port: ui.port, path: `/api/export?ticket=${ticket}`, headers: { host: `127.0.0.1:${ui.port}` } }, (res) => {
+        const req = httpRequest({ host: '127.0.0.1', port: ui.port, path: `/api/export?ticket=${ticket}`, headers: { host: ui.host } }, (res) => {
           res.once('data', () => {
             req.destroy();
             resolve();
@@ -238,8 +252,27 @@ describe('memoryctl ui: every request is checked', () => {
       });
     }
     assert.equal(ui.child.exitCode, null, 'the page server is still running');
-    const whole = await ask(ui.port, { path: `/api/export?ticket=${(JSON.parse((await ask(ui.port, { method: 'POST', path: '/api/export-ticket', headers: page, body: '{"agentId":"long"}' })).body) as { result: { ticket: string } }).result.ticket}` });
+    const whole = await ask(ui, { path: `/api/export?ticket=${(JSON.parse((await ask(ui, { method: 'POST', path: '/api/export-ticket', headers: page, body: '{"agentId":"long"}' })).body) as { result: { ticket: string } }).result.ticket}` });
     assert.equal(whole.body.trim().split('\n').length, 5001);
+  });
+
+  it('a refused request is answered and its connection closed: a body sent slowly without the token holds nothing', async () => {
+    const sockets = await withTimeout(Promise.all(
+      Array.from({ length: 300 }, () =>
+        new Promise<{ status: number; closed: Promise<void> }>((resolve, reject) => {
+          const req = httpRequest({ host: '127.0.0.1', port: ui.port, method: 'POST', path: '/api/call', headers: { host: ui.host, origin: ui.origin, 'content-length': String(1e9) } }, (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, closed: new Promise((done) => req.socket!.once('close', () => done())) });
+          });
+          req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? undefined : reject(err)));
+          // One byte of the billion promised, and never more.
+          req.write('{');
+        }),
+      ),
+    ), 20_000, 'every refused request to be answered');
+    assert.deepEqual([...new Set(sockets.map((x) => x.status))], [401]);
+    await withTimeout(Promise.all(sockets.map((x) => x.closed)), 10_000, 'the server to close every refused connection');
+    assert.equal((await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: agentList })).status, 200);
   });
 
   it('the token is printed once, on stdout, and never logged; the session never appears', () => {
@@ -322,13 +355,13 @@ describe('memoryctl ui: its options, and what it does when things go wrong', () 
     const file = `${lines.join('\n')}\n`;
     const facts = async () => (await c.call(AgentList, {})).agents.find((a) => a.agentId === 'cut')?.facts ?? 0;
     // The whole file but its end: the first 1,000 records are stored (seen from the daemon), the rest wait for a batch to fill.
-    const req = httpRequest({ host: '127.0.0.1', port: ui.port, method: 'POST', path: '/api/import', headers: { host: `127.0.0.1:${ui.port}`, ...auth } });
+    const req = httpRequest({ host: '127.0.0.1', port: ui.port, method: 'POST', path: '/api/import', headers: { host: ui.host, ...auth } });
     req.on('error', () => {});
     req.write(file.slice(0, file.length - 10));
     await waitFor(async () => (await facts()) === 1000, 20_000, 'the first batch to be stored');
     req.destroy();
     // Importing the whole file again: the records of the batch in waiting were never stored, the stored ones are skipped.
-    const again = await ask(ui.port, { method: 'POST', path: '/api/import', headers: auth, body: file });
+    const again = await ask(ui, { method: 'POST', path: '/api/import', headers: auth, body: file });
     assert.equal(again.status, 200);
     assert.deepEqual(JSON.parse(again.body).result, { imported: 500, skipped: 1000, rejected: [] });
     assert.equal(await facts(), 1500);
@@ -340,13 +373,13 @@ describe('memoryctl ui: its options, and what it does when things go wrong', () 
     const ui = await startUi(own.socket);
     const headers = { authorization: `Bearer ${await openSession(ui)}`, origin: ui.origin, 'content-type': 'application/json' };
     const body = JSON.stringify({ method: 'agent.list', params: {} });
-    assert.equal((await ask(ui.port, { method: 'POST', path: '/api/call', headers, body })).status, 200);
+    assert.equal((await ask(ui, { method: 'POST', path: '/api/call', headers, body })).status, 200);
     await own.stop();
-    const down = await ask(ui.port, { method: 'POST', path: '/api/call', headers, body });
+    const down = await ask(ui, { method: 'POST', path: '/api/call', headers, body });
     assert.equal(down.status, 503);
     assert.match(JSON.parse(down.body).error.code, /^MEMORYD_(UNAVAILABLE|CONNECTION_LOST)$/);
     const back = await startDaemon({ logLevel: 'error', socket: own.socket, dataDir: own.dataDir });
-    const up = await ask(ui.port, { method: 'POST', path: '/api/call', headers, body });
+    const up = await ask(ui, { method: 'POST', path: '/api/call', headers, body });
     assert.equal(up.status, 200);
     assert.equal(await ui.stop(), 0);
     await back.stop();
@@ -364,6 +397,8 @@ describe('memoryctl ui: its options, and what it does when things go wrong', () 
     const argv = [process.execPath, MEMORYCTL_BIN, 'ui', '--socket', daemon.socket, '--no-autostart'];
     const opened = await spawnUi(argv, { env: cleanEnv({ PATH: `${fake}:${process.env['PATH'] ?? ''}`, XDG_RUNTIME_DIR: runtime }) });
     await waitFor(() => existsSync(`${record}.html`) && readFileSync(`${record}.html`, 'utf8').includes('</p>'), 10_000, 'xdg-open to be run');
+    await waitFor(() => opened.stderr().includes('opened your browser'), 10_000, 'the sentence about the browser');
+    assert.match(opened.stderr(), /opened your browser; if it shows an error, open the address above/);
     const args = readFileSync(`${record}.args`, 'utf8');
     assert.doesNotMatch(args, new RegExp(opened.token), 'the token is not in the opener\'s arguments');
     assert.match(args, new RegExp(`^${runtime}/memoryd-ui-[^/]+/open\\.html\n$`));
@@ -383,5 +418,13 @@ describe('memoryctl ui: its options, and what it does when things go wrong', () 
     assert.doesNotMatch(lonely.stderr(), new RegExp(lonely.token));
     await openSession(lonely);
     assert.equal(await lonely.stop(), 0);
+  });
+
+  it('--loopback-ip serves at http://127.0.0.1:PORT, and takes no other Host', async () => {
+    const ui = await startUi(daemon.socket, ['--loopback-ip']);
+    assert.match(ui.url, /^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{43}$/);
+    await openSession(ui);
+    assert.equal((await ask(ui, { headers: { host: `localhost:${ui.port}` } })).status, 421);
+    assert.equal(await ui.stop(), 0);
   });
 });

@@ -1,7 +1,7 @@
 // How the page reaches the daemon: through the page's server (memoryctl
 // ui), one JSON call a request, each carrying the session token as
 // `Authorization: Bearer`. The token lives in this origin's storage (which,
-// unlike a cookie, no other port of 127.0.0.1 shares), got once for the
+// unlike a cookie, no other port or run shares), got once for the
 // token in the printed address's fragment. The types are the protocol's own.
 import type { MethodDescriptor, ParamsOf, ResultOf } from '@memoryd/protocol';
 
@@ -42,7 +42,8 @@ function authorization(): Record<string, string> {
  * Starts the page's session: when the address carries `#token=…` (the
  * printed one), takes it out of the address bar and swaps it for the
  * session token. A token used already is no failure when this browser
- * holds a session from its first use (a second tab of the same address).
+ * holds a session of this run from its first use (a second tab of the
+ * same address); a session of an earlier run is dropped.
  */
 export async function startSession(): Promise<void> {
   const token = /^#token=([A-Za-z0-9_-]+)$/.exec(location.hash)?.[1];
@@ -52,8 +53,16 @@ export async function startSession(): Promise<void> {
   try {
     localStorage.setItem(SESSION_KEY, (await answerOf<{ session: string }>(res)).session);
   } catch (err) {
-    if (localStorage.getItem(SESSION_KEY) === null) throw err;
+    if (localStorage.getItem(SESSION_KEY) !== null && (await sessionHolds())) return;
+    localStorage.removeItem(SESSION_KEY);
+    throw err;
   }
+}
+
+/** Whether the session this browser holds is one the server takes. */
+async function sessionHolds(): Promise<boolean> {
+  const res = await fetch('/api/call', { method: 'POST', headers: { 'content-type': 'application/json', ...authorization() }, body: '{"method":"daemon.status","params":{}}' });
+  return res.status !== 401;
 }
 
 /** POSTs JSON to one of the page server's routes, with the session. */

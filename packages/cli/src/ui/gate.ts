@@ -30,20 +30,28 @@ function bearer(req: IncomingMessage): string | undefined {
   return /^Bearer ([A-Za-z0-9_-]{1,128})$/.exec(req.headers.authorization ?? '')?.[1];
 }
 
+/** A fresh name under localhost for one run's origin, such as `3f9c…e1.localhost`. */
+export function freshHostName(): string {
+  return `${randomBytes(12).toString('hex')}.localhost`;
+}
+
 /**
  * Who may use the page (docs/operations.md, "Web page"; ADR 0040). Any
- * local user can reach a 127.0.0.1 port, and cookies are sent to every
- * port of a host, so the page holds no cookie: the printed address carries
- * a token in its fragment (never sent to a server), which the page swaps
- * once for a session token kept in its own origin's storage and sent as
- * `Authorization: Bearer` on every API request. Downloads, which cannot
- * carry a header, take a ticket the page asked for: one use, one minute.
- * The Host header must name this server's own address (a rebound DNS name
- * does not), and a request that may change something must come from the
- * page itself (its Origin). The secrets are never logged.
+ * local user can reach a loopback port, cookies are sent to every port of
+ * a host, and whoever served on a port before may have left a service
+ * worker or cached files for its origin. So each run has an origin of its
+ * own (a fresh name under localhost), and the page holds no cookie: the
+ * printed address carries a token in its fragment (never sent to a
+ * server), which the page swaps once for a session token kept in its
+ * origin's storage and sent as `Authorization: Bearer` on every API
+ * request. Downloads, which cannot carry a header, take a ticket the page
+ * asked for: one use, one minute. The Host header must name this run's
+ * address (a rebound DNS name does not), and a request that may change
+ * something must come from the page itself (its Origin). The secrets are
+ * never logged.
  */
 export class Gate {
-  /** The page's one address, `127.0.0.1:PORT`, as Host headers say it. */
+  /** The page's one address, `NAME.localhost:PORT` (or `127.0.0.1:PORT`), as Host headers say it. */
   readonly host: string;
   /** The page's origin, as Origin headers say it. */
   readonly origin: string;
@@ -54,8 +62,8 @@ export class Gate {
   /** Export tickets by value: which agent (undefined: everything), and until when. */
   readonly #tickets = new Map<string, { agentId: string | undefined; until: number }>();
 
-  constructor(port: number) {
-    this.host = `127.0.0.1:${port}`;
+  constructor(hostName: string, port: number) {
+    this.host = `${hostName}:${port}`;
     this.origin = `http://${this.host}`;
   }
 

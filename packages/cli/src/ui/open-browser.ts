@@ -54,10 +54,21 @@ export interface Opened {
  * never holds the address.
  */
 export async function openBrowser(url: string, runtimeDir: string | undefined): Promise<Opened> {
-  // mkdtemp makes the directory 0700; the file is 0600 besides.
-  const dir = await mkdtemp(join(runtimeDir ?? tmpdir(), 'memoryd-ui-'));
-  const cleanup = () => rm(dir, { recursive: true, force: true });
-  const file = join(dir, 'open.html');
-  await writeFile(file, launcherPage(url), { mode: 0o600 });
+  // mkdtemp makes the directory 0700; the file is 0600 besides. XDG_RUNTIME_DIR may be another user's (after su): then the temp dir.
+  let dir: string | undefined;
+  for (const parent of [runtimeDir, tmpdir()]) {
+    if (parent === undefined || parent === '' || dir !== undefined) continue;
+    dir = await mkdtemp(join(parent, 'memoryd-ui-')).catch(() => undefined);
+  }
+  if (dir === undefined) return { problem: 'no private directory for the page that opens it could be made', cleanup: async () => {} };
+  const made = dir;
+  const cleanup = () => rm(made, { recursive: true, force: true });
+  const file = join(made, 'open.html');
+  try {
+    await writeFile(file, launcherPage(url), { mode: 0o600 });
+  } catch (err) {
+    await cleanup();
+    return { problem: `the page that opens it could not be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, cleanup: async () => {} };
+  }
   return { problem: await runOpener(file), cleanup };
 }

@@ -4,15 +4,15 @@ import type { DaemonClient } from '@memoryd/client';
 import { type Asset, loadAssets } from './assets.js';
 import { BodyTooLarge, readBoundedBody } from './body.js';
 import { callForPage } from './daemon-calls.js';
-import { Gate, type Refusal, isRefusal } from './gate.js';
+import { Gate, type Refusal, freshHostName, isRefusal } from './gate.js';
 import { head, sendError, sendJson, sendText } from './responses.js';
 import { receiveImport, sendExport } from './transfer.js';
 
-/** What `memoryctl ui` runs: the page's server, bound to 127.0.0.1. */
+/** What `memoryctl ui` runs: the page's server, on the loopback. */
 export interface UiServer {
   /** The address to open, with its one-time token (print it once; never log it). */
   firstUrl: string;
-  /** The page's origin, `http://127.0.0.1:PORT`. */
+  /** The page's origin, `http://NAME.localhost:PORT` (or `http://127.0.0.1:PORT`). */
   origin: string;
   /** Stops taking requests and ends the open ones. */
   close(): Promise<void>;
@@ -37,9 +37,14 @@ const ROUTES: ReadonlyMap<string, { method: string; handle: Handler }> = new Map
   ['/api/import', { method: 'POST', handle: async (p, req, res) => withSession(p, req, res, () => receiveImport(p.client, req, res)) }],
 ]);
 
+/**
+ * Answers a refusal and closes the connection, reading nothing more of
+ * the body: a client without the right to ask cannot hold a connection
+ * open by sending a body slowly (there is no request timeout, for imports).
+ */
 function refuse(res: ServerResponse, req: IncomingMessage, refusal: Refusal): void {
-  req.resume();
-  sendText(res, refusal.status, refusal.message);
+  res.once('finish', () => req.socket.destroy());
+  sendText(res, refusal.status, refusal.message, { connection: 'close' });
 }
 
 /** `POST /api/session` with the printed token as the bearer: the session token, once. */
@@ -99,6 +104,8 @@ async function answer(p: Parts, req: IncomingMessage, res: ServerResponse): Prom
     if (refusal !== undefined) return refuse(res, req, refusal);
     await route(p, req, res);
   } catch (err) {
+    // A client that went away mid-request (a closed tab) is no failure of the server.
+    if ((err as NodeJS.ErrnoException).code === 'ECONNRESET' || req.socket.destroyed) return void res.destroy();
     req.resume();
     if (res.headersSent) res.destroy();
     else if (err instanceof BodyTooLarge) sendError(res, 413, 'UI_TOO_LARGE', err.message);
@@ -109,46 +116,93 @@ async function answer(p: Parts, req: IncomingMessage, res: ServerResponse): Prom
   }
 }
 
-/** Listens on 127.0.0.1:port (0: a free one). */
-function listen(server: Server, port: number): Promise<number> {
+/** Listens on `host`:`port` (0: a free one); resolves with the port. */
+function listen(server: Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
-    const fail = (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EADDRINUSE') reject(new Error(`port ${port} on 127.0.0.1 is in use: choose another with --port, or leave --port out for a free one`, { cause: err }));
-      else if (err.code === 'EACCES') reject(new Error(`port ${port} on 127.0.0.1 may not be used by this user: choose one above 1023`, { cause: err }));
-      else reject(err);
-    };
-    server.once('error', fail);
-    server.listen({ host: '127.0.0.1', port, exclusive: true }, () => {
-      server.off('error', fail);
+    server.once('error', reject);
+    server.listen({ host, port, exclusive: true, ipv6Only: host === '::1' }, () => {
+      server.off('error', reject);
       resolve((server.address() as AddressInfo).port);
     });
   });
 }
 
+/** Closes a server that may not be listening. */
+function closeQuietly(server: Server): Promise<void> {
+  return new Promise((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+}
+
+/** The sentence for a port that cannot be listened on. */
+function portProblem(err: NodeJS.ErrnoException, port: number): Error {
+  if (err.code === 'EADDRINUSE') return new Error(`port ${port} on the loopback is in use: choose another with --port, or leave --port out for a free one`, { cause: err });
+  if (err.code === 'EACCES') return new Error(`port ${port} may not be used by this user: choose one above 1023`, { cause: err });
+  return err;
+}
+
+/** Codes of a machine without an IPv6 loopback, where nothing can listen on [::1] (and so nothing can squat it). */
+const NO_IPV6 = new Set(['EADDRNOTAVAIL', 'EAFNOSUPPORT']);
+
 /**
- * Starts the page's server on 127.0.0.1 (docs/operations.md, "Web page"):
- * its files, and a JSON API that calls the daemon through `client`, one
- * call per request. Requests are not logged (nothing would show but the
- * page's own use); a failure of the server itself goes to `report`, with
- * no secret in it.
+ * Listens on one port of both loopbacks, 127.0.0.1 and [::1]: a browser
+ * may reach NAME.localhost on either, so no other process may hold the
+ * other. A free port (0) is one free on both, tried again when [::1]
+ * holds the one 127.0.0.1 gave.
  */
-export async function startUiServer(client: DaemonClient, port: number, report: (err: unknown) => void): Promise<UiServer> {
+async function listenOnLoopbacks(make: () => Server, port: number): Promise<{ servers: Server[]; port: number }> {
+  for (let attempt = 0; ; attempt++) {
+    const v4 = make();
+    const bound = await listen(v4, '127.0.0.1', port).catch((err: NodeJS.ErrnoException) => {
+      throw portProblem(err, port);
+    });
+    const v6 = make();
+    try {
+      await listen(v6, '::1', bound);
+      return { servers: [v4, v6], port: bound };
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? '';
+      if (NO_IPV6.has(code)) return { servers: [v4], port: bound };
+      await closeQuietly(v4);
+      if (code !== 'EADDRINUSE' || port !== 0 || attempt === 9) throw portProblem(err as NodeJS.ErrnoException, bound);
+    }
+  }
+}
+
+/** Where the page is served: a fresh name under localhost (the default), or 127.0.0.1 itself. */
+export type UiAddress = 'fresh-name' | 'loopback-ip';
+
+/**
+ * Starts the page's server on the loopback (docs/operations.md, "Web
+ * page"): its files, and a JSON API that calls the daemon through
+ * `client`, one call per request. Requests are not logged (nothing would
+ * show but the page's own use); a failure of the server itself goes to
+ * `report`, with no secret in it.
+ */
+export async function startUiServer(client: DaemonClient, port: number, address: UiAddress, report: (err: unknown) => void): Promise<UiServer> {
   const assets = await loadAssets();
   let gate: Gate | undefined;
   // No request timeout: an import reads its body as fast as the daemon stores it, for as long as that takes.
-  const server = createServer({ requestTimeout: 0 }, (req, res) => void answer({ gate: gate!, client, assets, report }, req, res));
-  server.maxConnections = 64;
-  const bound = await listen(server, port);
-  gate = new Gate(bound);
+  const make = () => {
+    const server = createServer({ requestTimeout: 0 }, (req, res) => void answer({ gate: gate!, client, assets, report }, req, res));
+    server.maxConnections = 256;
+    return server;
+  };
+  const { servers, port: bound } = await listenOnLoopbacks(make, port);
+  gate = new Gate(address === 'fresh-name' ? freshHostName() : '127.0.0.1', bound);
   // After the start: a failure to accept (out of file descriptors) is told, and the server goes on.
-  server.on('error', report);
+  for (const server of servers) server.on('error', report);
   return {
     firstUrl: gate.firstUrl,
     origin: gate.origin,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: async () => {
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      );
+    },
   };
 }

@@ -8,8 +8,10 @@ export interface UiProcess {
   child: ChildProcessWithoutNullStreams;
   /** The printed address, with its one-time token. */
   url: string;
-  /** `http://127.0.0.1:PORT`. */
+  /** `http://NAME.localhost:PORT` (or `http://127.0.0.1:PORT`). */
   origin: string;
+  /** `NAME.localhost:PORT`, what Host headers must say. */
+  host: string;
   port: number;
   token: string;
   stdout(): string;
@@ -40,6 +42,7 @@ export async function spawnUi(argv: string[], options: { env: Record<string, str
     child,
     url,
     origin: parsed.origin,
+    host: parsed.host,
     port: Number(parsed.port),
     token: /^#token=(.+)$/.exec(parsed.hash)?.[1] ?? '',
     stdout: () => out,
