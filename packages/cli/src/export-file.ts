@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { type FileHandle, open, rename, rm, stat } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { DaemonClient } from '@memoryd/client';
 import { AdminExport } from '@memoryd/protocol';
 import { fileProblem } from './file-problem.js';
@@ -54,10 +55,12 @@ export async function writeExport(client: DaemonClient, stream: Writable, agentI
 export async function exportToFile(client: DaemonClient, path: string, agentId: string | undefined): Promise<number> {
   const partial = `${path}.partial`;
   const stream = (await openPartial(path, partial)).createWriteStream();
+  // A write that fails (a full disk) between lines is thrown by the next writeLine or by finished() below;
+  // this listener only keeps it from being an unhandled 'error' event.
+  stream.on('error', () => {});
   try {
     const count = await writeExport(client, stream, agentId);
-    stream.end();
-    await once(stream, 'close');
+    await finished(stream.end());
     // On disk before it takes the name: a backup that a crash could leave half-written is no backup.
     const file = await open(partial, 'r+');
     try {

@@ -9,8 +9,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { DaemonClient } from '@memoryd/client';
-import { AgentList, CheckpointList, CheckpointSave, DaemonStatus, MemoryAdd, MemoryList, MemoryReflect } from '@memoryd/protocol';
-import { cleanupAll, type DaemonHandle, startDaemon, tempDir } from '@memoryd/test-support';
+import { AdminImport, AgentList, CheckpointList, CheckpointSave, DaemonStatus, MemoryAdd, MemoryList, MemoryReflect } from '@memoryd/protocol';
+import { cleanupAll, type DaemonHandle, makeUlid, mountTmpfs, startDaemon, tempDir } from '@memoryd/test-support';
 import { memoryctl } from './helpers/memoryctl.js';
 
 after(cleanupAll);
@@ -109,6 +109,28 @@ describe('export and import', () => {
     assert.equal(header.code, 1);
     assert.match(header.stderr, /line 1: not a memoryd export file/);
     await target.stop();
+  });
+});
+
+describe('export to a full disk', () => {
+  it('says so in one sentence, exit 2, and leaves no file behind', async (t) => {
+    const fs = mountTmpfs(1);
+    if ('skip' in fs) return t.skip(fs.skip);
+    const d = await startDaemon();
+    const client = new DaemonClient({ socket: d.socket, autostart: false });
+    // About 2 MiB of records for a 1 MiB disk.
+    for (let k = 0; k < 2; k++) {
+      const records = Array.from({ length: 1000 }, (_, j) => ({ type: 'fact', agentId: 'big', id: makeUlid(1_700_000_000_000 + k * 1000 + j, k * 1000 + j), content: `fact ${k * 1000 + j} ${'x'.repeat(1000)}`, createdAt: new Date(1_700_000_000_000 + k * 1000 + j).toISOString() }));
+      assert.equal((await client.call(AdminImport, { records })).imported, 1000);
+    }
+    await client.close();
+    const file = join(fs.dir, 'all.jsonl');
+    const r = await memoryctl(['--socket', d.socket, 'export', '-o', file]);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /no space left/i);
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack');
+    assert.deepEqual(readdirSync(fs.dir), [], 'neither the file nor its .partial');
+    await d.stop();
   });
 });
 

@@ -381,4 +381,16 @@ describe('memoryctl ui in Chromium', { skip: chromium === undefined ? NO_CHROMIU
     w.problems.splice(0, w.problems.length, ...w.problems.filter((p) => !/status of 404/.test(p)));
     await assertClean();
   });
+
+  it('a browser without the session that opens the page without the token is told to open the printed address', async () => {
+    const context = await w.browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    watch(page, ui.origin, problems);
+    await page.goto(`${ui.origin}/`);
+    await page.locator('.error:has-text("open the address memoryctl ui printed")').waitFor();
+    // The browser's own console line for the refused request is all that went wrong.
+    assert.deepEqual(problems.filter((p) => !/status of 401/.test(p)), []);
+    await context.close();
+  });
 });

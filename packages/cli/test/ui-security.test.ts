@@ -157,7 +157,7 @@ describe('memoryctl ui: every request is checked', () => {
   });
 
   it('a request target that is not a path is 400, and the server goes on', async () => {
-    for (const target of ['http://', 'http://evil.example/', '//evil.example/', '*']) {
+    for (const target of ['http://', 'http://evil.example/', '//evil.example/', '*', '/\\[', '/\\evil/api/call']) {
       assert.equal((await ask(ui, { path: target, headers: page })).status, 400, target);
     }
     assert.equal((await ask(ui, { method: 'POST', path: '/api/call', headers: page, body: agentList })).status, 200);

@@ -24,9 +24,16 @@ interface Answer<T> {
 
 /** Reads an answer of the page's server: its result, or an ApiError with what went wrong. */
 export async function answerOf<T>(res: Response): Promise<T> {
-  const body = (await res.json().catch(() => ({}))) as Answer<T>;
+  const text = await res.text().catch(() => '');
+  let body: Answer<T> = {};
+  try {
+    body = JSON.parse(text) as Answer<T>;
+  } catch {
+    // A refusal of the gate is a sentence of plain text: it is the message.
+  }
   if (res.ok && body.result !== undefined) return body.result;
-  throw new ApiError(res.status, body.error?.code ?? res.status, body.error?.message ?? `the page's server answered ${res.status} ${res.statusText}`);
+  const said = body.error?.message ?? (text.trim() || `the page's server answered ${res.status} ${res.statusText}`);
+  throw new ApiError(res.status, body.error?.code ?? res.status, said);
 }
 
 /** Where the session token is kept: this origin's local storage, shared by its tabs, not by other ports. */

@@ -32,15 +32,29 @@ export function tagsOf(text: string): string[] {
   return text.split(',').map((t) => t.trim()).filter((t) => t !== '');
 }
 
-/** The start of a local day (`YYYY-MM-DD` from a date input) as RFC 3339, or undefined for none. */
-export function dayStart(day: string): string | undefined {
-  return day === '' ? undefined : new Date(`${day}T00:00:00`).toISOString();
+/**
+ * Local midnight of `date` as RFC 3339 with the local offset (four-digit
+ * years, as the daemon reads them; toISOString would write +010000), or
+ * undefined for a date that is none or lies outside years 0000-9999.
+ */
+function localMidnight(date: Date): string | undefined {
+  if (Number.isNaN(date.getTime()) || date.getFullYear() < 0 || date.getFullYear() > 9999) return undefined;
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  const offset = -date.getTimezoneOffset();
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset);
+  return `${p(date.getFullYear(), 4)}-${p(date.getMonth() + 1)}-${p(date.getDate())}T00:00:00${sign}${p(Math.floor(abs / 60))}:${p(abs % 60)}`;
 }
 
-/** The end of a local day (`until` is exclusive: the next day's start) as RFC 3339, or undefined for none. */
+/** The start of a local day (`YYYY-MM-DD` from a date input) as RFC 3339, or undefined for none or no real day. */
+export function dayStart(day: string): string | undefined {
+  return day === '' ? undefined : localMidnight(new Date(`${day}T00:00:00`));
+}
+
+/** The end of a local day (`until` is exclusive: the next day's start) as RFC 3339, or undefined for none, no real day, or after 9999. */
 export function dayEnd(day: string): string | undefined {
   if (day === '') return undefined;
   const next = new Date(`${day}T00:00:00`);
   next.setDate(next.getDate() + 1);
-  return next.toISOString();
+  return localMidnight(next);
 }

@@ -78,7 +78,9 @@ export class Gate {
       return { status: 421, message: `this page is served only at ${this.origin}: the request named host ${JSON.stringify(req.headers.host ?? '')}` };
     }
     const target = req.url ?? '';
-    if (!target.startsWith('/') || target.startsWith('//')) return { status: 400, message: 'the request target must be a path' };
+    if (!target.startsWith('/') || target.startsWith('//') || target.includes('\\') || !URL.canParse(target, this.origin)) {
+      return { status: 400, message: 'the request target must be a path' };
+    }
     return undefined;
   }
 

@@ -37,7 +37,7 @@ function downloadStream(res: ServerResponse, fileName: string): Writable {
       res.end(() => done());
     },
   });
-  // A download cancelled in the browser ends the export at its next line (and the daemon's snapshot with it):
+  // A download cancelled in the browser ends the export at its next line (the daemon drops its snapshot once idle):
   // writeExport finds the stream destroyed and throws. This listener only keeps the error from being unhandled.
   out.on('error', () => {});
   res.once('close', () => {

@@ -13,11 +13,14 @@ const PAGE = 25;
 
 export function CheckpointsView({ agentId }: { agentId: string }) {
   const [pages, setPages] = useState<Pages>({ current: undefined, before: [] });
+  const readFor = JSON.stringify([agentId, pages.current]);
   const list = useLoad(
-    () => call<typeof CheckpointList>('checkpoint.list', { agentId, limit: PAGE, ...(pages.current === undefined ? {} : { after: pages.current }) }),
-    [agentId, pages.current],
+    () => call<typeof CheckpointList>('checkpoint.list', { agentId, limit: PAGE, ...(pages.current === undefined ? {} : { after: pages.current }) }).then((r) => ({ ...r, readFor })),
+    [readFor],
   );
-  const data = list.data;
+  // The last page stays in view while the next one is read, but pages nothing: a second click must not skip one.
+  const data = list.data?.readFor === readFor ? list.data : undefined;
+  const shown = list.data;
   return html`<section class="checkpoints">
     <header class="view-head">
       <h1>${agentId}: checkpoints</h1>
@@ -26,7 +29,7 @@ export function CheckpointsView({ agentId }: { agentId: string }) {
     <${ErrorNote} error=${list.error} />
     <p class="summary">Oldest first</p>
     ${data !== undefined && data.checkpoints.length === 0 ? html`<p class="empty">This agent saved no checkpoint.</p>` : null}
-    <ul class="checkpoint-list">${(data?.checkpoints ?? []).map((c) => html`<li key=${c.id}>
+    <ul class="checkpoint-list" aria-busy=${list.loading}>${(shown?.checkpoints ?? []).map((c) => html`<li key=${c.id}>
       <a href=${href({ view: 'checkpoint', agentId, checkpointId: c.id })}><time datetime=${c.createdAt}>${when(c.createdAt)}</time></a>
       ${c.messageCount === undefined ? null : html`<span class="meta">${c.messageCount} messages</span>`}
       <code>${c.id}</code>

@@ -31,25 +31,24 @@ interface Shown {
   readFor: string;
 }
 
-/** A date input's day, or undefined when it cannot bound a filter (empty, or a year the daemon's times cannot say). */
+/** A date input's day, or undefined when it bounds nothing (empty, or not a real day the daemon's times can say). */
 function dayOf(day: string): string | undefined {
-  return /^\d{4}-\d{2}-\d{2}$/.test(day) ? day : undefined;
+  return /^\d{4}-\d{2}-\d{2}$/.test(day) && dayStart(day) !== undefined ? day : undefined;
 }
 
 /** The filters as the daemon takes them, from what the inputs hold. */
 function filtersOf(tagText: string, sinceDay: string, untilDay: string): Filters {
   const tags = tagsOf(tagText);
-  const sinceOk = dayOf(sinceDay);
-  const untilOk = dayOf(untilDay);
-  const since = sinceOk === undefined ? undefined : dayStart(sinceOk);
-  const until = untilOk === undefined ? undefined : dayEnd(untilOk);
+  const since = dayOf(sinceDay) === undefined ? undefined : dayStart(sinceDay);
+  // The last day of 9999 has no next day to end at: it bounds nothing.
+  const until = dayOf(untilDay) === undefined ? undefined : dayEnd(untilDay);
   return { ...(tags.length > 0 ? { tags } : {}), ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
 }
 
 /** What is wrong with the date inputs, in a sentence, or undefined. */
 function datesProblem(sinceDay: string, untilDay: string): Error | undefined {
   const bad = [['Since', sinceDay], ['Until', untilDay]].filter(([, d]) => d !== '' && dayOf(d!) === undefined).map(([n]) => n);
-  return bad.length === 0 ? undefined : new Error(`${bad.join(' and ')}: not a date from year 0000 to 9999; the filter is left out.`);
+  return bad.length === 0 ? undefined : new Error(`${bad.join(' and ')}: not a day from year 0000 to 9999; the filter is left out.`);
 }
 
 /** The filter inputs, with the agent's tags offered once the tag input is first used. */
@@ -144,13 +143,17 @@ export function FactsView({ agentId }: { agentId: string }) {
     <${AddFact} agentId=${agentId} onAdded=${() => (setPages({ key, current: undefined, before: [] }), setRound((r) => r + 1))} />
     <${ErrorNote} error=${datesProblem(inputs.sinceDay, inputs.untilDay) ?? shown.error} />
     <p class="summary" aria-live="polite">${
-      !fresh ? 'Reading…' : data.searched ? `${count(data.facts.length, 'match', 'matches')}, best first${filtered ? ', filtered' : ''}` : `Newest first${filtered ? ', filtered' : ''}`
+      !fresh ? (shown.error !== undefined && !shown.loading ? 'Could not read this page.' : 'Reading…') : data.searched ? `${count(data.facts.length, 'match', 'matches')}, best first${filtered ? ', filtered' : ''}` : `Newest first${filtered ? ', filtered' : ''}`
     }</p>
     ${fresh && data.facts.length === 0 ? html`<p class="empty">${data.searched ? 'Nothing matches.' : filtered ? 'No fact passes the filters.' : 'This agent has no facts.'}</p>` : null}
     <ul class="fact-list" aria-busy=${shown.loading}>${(data?.facts ?? []).map((f) => html`<${FactItem} key=${f.id} agentId=${agentId} fact=${f} />`)}</ul>
-    ${!fresh || data.searched ? null : html`<${Pager}
-      backLabel="Newer" moreLabel="Older"
-      onBack=${at.before.length === 0 ? undefined : () => setPages({ key, current: at.before[at.before.length - 1], before: at.before.slice(0, -1) })}
-      onMore=${data.next === undefined ? undefined : () => setPages({ key, current: data.next, before: [...at.before, at.current] })} />`}
+    ${fresh && !data.searched
+      ? html`<${Pager}
+          backLabel="Newer" moreLabel="Older"
+          onBack=${at.before.length === 0 ? undefined : () => setPages({ key, current: at.before[at.before.length - 1], before: at.before.slice(0, -1) })}
+          onMore=${data.next === undefined ? undefined : () => setPages({ key, current: data.next, before: [...at.before, at.current] })} />`
+      : shown.error !== undefined && at.before.length > 0
+        ? html`<${Pager} backLabel="Newer" moreLabel="Older" onBack=${() => setPages({ key, current: at.before[at.before.length - 1], before: at.before.slice(0, -1) })} />`
+        : null}
   </section>`;
 }
