@@ -14,6 +14,7 @@ export { Embeddings, type EmbeddingsOptions, type EmbeddingsState } from './embe
 export { chanceMaximum, fuse, type Fused, type LexicalSide, MEANING_FROM, MEANING_TO, type Ranked, type VectorSide, WORDS_WEIGHT } from './embed/fusion.js';
 export { CANDIDATES } from './embed/hybrid-search.js';
 export { VectorIndex } from './embed/vector-index.js';
+export { VectorLoads } from './embed/vector-loads.js';
 export { openEmbedder } from './embed/open-embedder.js';
 export { DEFAULT_EMBED_MODELS, DEFAULT_EMBED_URL, type EmbedConfig } from './embed/embed-config.js';
 export { RpcDispatcher, type RpcMethod } from './server/rpc-dispatcher.js';

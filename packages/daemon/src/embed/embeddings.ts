@@ -231,7 +231,7 @@ export class Embeddings {
   async #list(): Promise<'done' | 'failed'> {
     try {
       const agents = await this.#store.agentsWithFacts();
-      for (const { agentId, facts } of agents) if (this.#loads.state(agentId) === undefined) this.#loads.wait(agentId, facts);
+      for (const { agentId, facts } of agents) this.#loads.listed(agentId, facts);
       this.#listed = true;
       return 'done';
     } catch (err) {

@@ -56,6 +56,21 @@ export class VectorLoads {
     this.#unloadedFacts += facts;
   }
 
+  /**
+   * The listing of agents at start says the agent has `facts` current
+   * facts. An agent already waiting was named by changes heard before the
+   * listing (on PostgreSQL, notifications of writes just made), which count
+   * only the facts they named: the listing's count, when higher, stands.
+   */
+  listed(agentId: string, facts: number): void {
+    const waiting = this.#waiting.get(agentId);
+    if (this.state(agentId) === undefined) this.wait(agentId, facts);
+    else if (waiting !== undefined && facts > waiting.facts) {
+      this.#unloadedFacts += facts - waiting.facts;
+      waiting.facts = facts;
+    }
+  }
+
   /** Every loaded agent loads again (changes of other daemons may have gone unheard); their facts are not pending. */
   reloadAll(): void {
     for (const agentId of [...this.#loaded]) this.wait(agentId, 0);
