@@ -26,11 +26,8 @@ export function toVersion(f: StoredFact): FactVersion {
 
 /** A fact version as an export record. */
 export function factRecord(agentId: string, f: StoredFact): ExportRecord {
-  const record: ExportRecord = { type: 'fact', agentId, id: f.id, content: f.content, createdAt: f.createdAt };
-  if (f.tags !== undefined) record.tags = f.tags;
-  if (f.updatedAt !== undefined) record.updatedAt = f.updatedAt;
-  if (f.supersededBy !== undefined) record.supersededBy = f.supersededBy;
-  if (f.deletedAt !== undefined) record.deletedAt = f.deletedAt;
+  // The version's fields in the version's order, then what only an export carries.
+  const record: ExportRecord = { type: 'fact', agentId, ...toVersion(f) };
   if (f.context !== undefined) record.context = f.context;
   return record;
 }
