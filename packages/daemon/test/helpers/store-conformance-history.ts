@@ -4,6 +4,7 @@ import { type ExportRecord, timeBoundMs } from '@memoryd/protocol';
 import { DaemonErrorCodes, type MemoryStore } from '@memoryd/daemon';
 import { type IndexFilter, analyzeQuery, docTerms, tagKeys } from '@memoryd/daemon/search';
 import { prng as random } from '@memoryd/test-support';
+import { randomFilter } from './random-filter.js';
 import { ReferenceIndex } from './reference-index.js';
 import { exportAll, rejectsWith } from './store.js';
 
@@ -97,14 +98,9 @@ export function historyConformance(backend: Backend): void {
       }
       for (let at = 0; at < records.length; at += 400) assert.deepEqual((await store.importRecords({ records: records.slice(at, at + 400) })).rejected, []);
       for (const r of records) if (r.type === 'fact') oracle.add(r.id, docTerms(r));
-      const iso = (day: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + day * 86_400_000).toISOString();
       for (let q = 0; q < 150; q++) {
         const query = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(words)).join(' ');
-        const p: { tags?: string[]; since?: string; until?: string } = {};
-        if (rand() < 0.6) p.tags = Array.from({ length: 1 + Math.floor(rand() * 2) }, () => pick(tags));
-        if (rand() < 0.5) p.since = iso(rand() * 60);
-        if (rand() < 0.5) p.until = iso(rand() * 60 + 10);
-        if (p.since !== undefined && p.until !== undefined && p.until < p.since) delete p.until;
+        const p = randomFilter(rand, pick, tags);
         const limit = [1, 5, 10, 50][Math.floor(rand() * 4)]!;
         const filter: IndexFilter = {
           ...(p.tags === undefined ? {} : { tags: tagKeys(p.tags) }),

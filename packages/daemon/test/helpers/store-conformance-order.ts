@@ -4,6 +4,7 @@ import { type ExportRecord, type Fact, timeBoundMs } from '@memoryd/protocol';
 import type { MemoryStore } from '@memoryd/daemon';
 import { tagKeys } from '@memoryd/daemon/search';
 import { prng as random } from '@memoryd/test-support';
+import { randomFilter } from './random-filter.js';
 
 /*
  * `memory.list` newest first (ADR 0039) for every backend (part of
@@ -117,13 +118,8 @@ export function listOrderConformance(backend: Backend): void {
           else if (r < 0.15) await store.reflect({ agentId: 'mixed', action: 'update', factId: f.id, tags: ['home'] });
         }
         const facts = await listAll(store, { agentId: 'mixed' }, 100);
-        const iso = (day: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + day * 86_400_000).toISOString();
         for (let q = 0; q < 40; q++) {
-          const p: { tags?: string[]; since?: string; until?: string } = {};
-          if (rand() < 0.6) p.tags = Array.from({ length: 1 + Math.floor(rand() * 2) }, () => pick(TAGS));
-          if (rand() < 0.5) p.since = iso(rand() * 60);
-          if (rand() < 0.5) p.until = iso(rand() * 60 + 10);
-          if (p.since !== undefined && p.until !== undefined && p.until < p.since) delete p.until;
+          const p = randomFilter(rand, pick, TAGS);
           const limit = [1, 3, 10, 50][Math.floor(rand() * 4)]!;
           const expected = descending(ids(facts.filter((f) => passes(f, p))));
           const got = await listAll(store, { agentId: 'mixed', order: 'newest', ...p }, limit);
