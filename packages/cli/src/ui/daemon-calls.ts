@@ -44,16 +44,13 @@ function statusOfClientError(code: string): number {
 /**
  * Answers a failed daemon call: the daemon's own code and message (a
  * number, docs/protocol.md "Errors") or the client's (a MEMORYD_ string)
- * with a status that says whose fault it is. Anything else is a bug here,
- * answered 500 with its message.
+ * with a status that says whose fault it is. Anything else is thrown on,
+ * to the server's one answer for its own failures (server.ts).
  */
 export function sendDaemonError(res: ServerResponse, err: unknown): void {
-  if (isClientError(err)) {
-    if (err.code === ClientErrorCodes.Rpc) sendError(res, statusOfRpc(err.rpcCode), err.rpcCode ?? err.code, err.message);
-    else sendError(res, statusOfClientError(err.code), err.code, err.message);
-    return;
-  }
-  sendError(res, 500, 'UI_INTERNAL', err instanceof Error ? err.message : String(err));
+  if (!isClientError(err)) throw err;
+  if (err.code === ClientErrorCodes.Rpc) sendError(res, statusOfRpc(err.rpcCode), err.rpcCode ?? err.code, err.message);
+  else sendError(res, statusOfClientError(err.code), err.code, err.message);
 }
 
 /**

@@ -27,14 +27,19 @@ interface Parts {
   report(err: unknown): void;
 }
 
-/** The API's routes: method, whether it needs the session, and what it does. */
+/** The API's routes: method, whether it needs the session (the others check a token of their own), and what it does. */
 type Handler = (parts: Parts, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
-const ROUTES: ReadonlyMap<string, { method: string; handle: Handler }> = new Map([
-  ['/api/session', { method: 'POST', handle: openSession }],
-  ['/api/call', { method: 'POST', handle: async (p, req, res) => withSession(p, req, res, async () => callForPage(p.client, await readBoundedBody(req), res)) }],
-  ['/api/export-ticket', { method: 'POST', handle: async (p, req, res) => withSession(p, req, res, async () => issueTicket(p, await readBoundedBody(req), res)) }],
-  ['/api/export', { method: 'GET', handle: exportByTicket }],
-  ['/api/import', { method: 'POST', handle: async (p, req, res) => withSession(p, req, res, () => receiveImport(p.client, req, res)) }],
+interface ApiRoute {
+  method: string;
+  session: boolean;
+  handle: Handler;
+}
+const ROUTES: ReadonlyMap<string, ApiRoute> = new Map<string, ApiRoute>([
+  ['/api/session', { method: 'POST', session: false, handle: openSession }],
+  ['/api/call', { method: 'POST', session: true, handle: async (p, req, res) => callForPage(p.client, await readBoundedBody(req), res) }],
+  ['/api/export-ticket', { method: 'POST', session: true, handle: async (p, req, res) => issueTicket(p, await readBoundedBody(req), res) }],
+  ['/api/export', { method: 'GET', session: false, handle: exportByTicket }],
+  ['/api/import', { method: 'POST', session: true, handle: (p, req, res) => receiveImport(p.client, req, res) }],
 ]);
 
 /**
@@ -53,13 +58,6 @@ async function openSession(p: Parts, req: IncomingMessage, res: ServerResponse):
   if (isRefusal(session)) return refuse(res, req, session);
   req.resume();
   sendJson(res, 200, { result: { session } });
-}
-
-/** Runs `then` when the request carries the session token. */
-async function withSession(p: Parts, req: IncomingMessage, res: ServerResponse, then: () => Promise<void>): Promise<void> {
-  const refusal = p.gate.checkSession(req);
-  if (refusal !== undefined) return refuse(res, req, refusal);
-  return then();
 }
 
 /** `POST /api/export-ticket` with `{agentId?}`: a ticket for one download. */
@@ -94,6 +92,8 @@ async function route(p: Parts, req: IncomingMessage, res: ServerResponse): Promi
   const api = ROUTES.get(url.pathname);
   if (api === undefined) return sendText(res, 404, `no such page: ${url.pathname}`);
   if (req.method !== api.method) return sendText(res, 405, `${url.pathname} takes ${api.method}`, { allow: api.method });
+  const refusal = api.session ? p.gate.checkSession(req) : undefined;
+  if (refusal !== undefined) return refuse(res, req, refusal);
   return api.handle(p, req, res, url);
 }
 
