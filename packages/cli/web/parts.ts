@@ -72,6 +72,16 @@ export interface Pages {
   before: Array<string | undefined>;
 }
 
+/** The page before the shown one, read again from where it began. */
+export function pageBack<P extends Pages>(pages: P): P {
+  return { ...pages, current: pages.before[pages.before.length - 1], before: pages.before.slice(0, -1) };
+}
+
+/** The page after the shown one, from the cursor its answer gave. */
+export function pageOn<P extends Pages>(pages: P, next: string): P {
+  return { ...pages, current: next, before: [...pages.before, pages.current] };
+}
+
 /** A record's heading (what it is, its id small) with the link back to the list it belongs to. */
 export function RecordHead({ kind, id, back, backLabel }: { kind: string; id: string; back: Route; backLabel: string }) {
   return html`<header class="view-head">

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { when } from '../format.js';
 import { useLoad } from '../load.js';
-import { ErrorNote, Pager, type Pages, RecordHead } from '../parts.js';
+import { ErrorNote, Pager, type Pages, RecordHead, pageBack, pageOn } from '../parts.js';
 import { href } from '../route.js';
 
 const PAGE = 25;
@@ -35,8 +35,8 @@ export function CheckpointsView({ agentId }: { agentId: string }) {
       <code>${c.id}</code>
     </li>`)}</ul>
     ${data === undefined ? null : html`<${Pager} backLabel="Earlier" moreLabel="Later"
-      onBack=${pages.before.length === 0 ? undefined : () => setPages({ current: pages.before[pages.before.length - 1], before: pages.before.slice(0, -1) })}
-      onMore=${data.next === undefined ? undefined : () => setPages({ current: data.next, before: [...pages.before, pages.current] })} />`}
+      onBack=${pages.before.length === 0 ? undefined : () => setPages(pageBack(pages))}
+      onMore=${data.next === undefined ? undefined : () => setPages(pageOn(pages, data.next!))} />`}
   </section>`;
 }
 

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import { count, dayEnd, dayStart, tagsOf } from '../format.js';
 import { useLoad, useSettled } from '../load.js';
-import { ErrorNote, ExportButton, FactItem, Pager, type Pages } from '../parts.js';
+import { ErrorNote, ExportButton, FactItem, Pager, type Pages, pageBack, pageOn } from '../parts.js';
 import { href } from '../route.js';
 
 /** Facts a page. */
@@ -110,10 +110,11 @@ export function FactsView({ agentId }: { agentId: string }) {
   const filters = filtersOf(settled.tagText, settled.sinceDay, settled.untilDay);
   const key = JSON.stringify([agentId, settledQuery, filters]);
   // Paging starts over whenever what is shown changes (and stays over when it changes back).
-  const [pages, setPages] = useState<Pages & { key: string }>({ key, current: undefined, before: [] });
-  const at = pages.key === key ? pages : { key, current: undefined, before: [] };
+  const firstPage: Pages & { key: string } = { key, current: undefined, before: [] };
+  const [pages, setPages] = useState(firstPage);
+  const at = pages.key === key ? pages : firstPage;
   useEffect(() => {
-    if (pages.key !== key) setPages({ key, current: undefined, before: [] });
+    if (pages.key !== key) setPages(firstPage);
   }, [key]);
   const [round, setRound] = useState(0);
   const readFor = JSON.stringify([key, at.current, round]);
@@ -128,6 +129,7 @@ export function FactsView({ agentId }: { agentId: string }) {
   // Until the answer for what is asked now arrives, the last one stays in view, but its cursor pages nothing.
   const fresh = data !== undefined && data.readFor === readFor;
   const filtered = Object.keys(filters).length > 0;
+  const back = at.before.length === 0 ? undefined : () => setPages(pageBack(at));
   return html`<section class="facts">
     <header class="view-head">
       <h1>${agentId}</h1>
@@ -140,7 +142,7 @@ export function FactsView({ agentId }: { agentId: string }) {
       <input id="search" type="search" name="q" data-search aria-label="Search this agent's facts" placeholder="Search facts (press / )" autocomplete="off" value=${query} onInput=${(e: Event) => setQuery((e.target as HTMLInputElement).value)} />
       <${FilterBar} agentId=${agentId} ...${inputs} set=${(patch: Partial<typeof inputs>) => setInputs({ ...inputs, ...patch })} />
     </form>
-    <${AddFact} agentId=${agentId} onAdded=${() => (setPages({ key, current: undefined, before: [] }), setRound((r) => r + 1))} />
+    <${AddFact} agentId=${agentId} onAdded=${() => (setPages(firstPage), setRound((r) => r + 1))} />
     <${ErrorNote} error=${datesProblem(inputs.sinceDay, inputs.untilDay) ?? shown.error} />
     <p class="summary" aria-live="polite">${
       !fresh ? (shown.error !== undefined && !shown.loading ? 'Could not read this page.' : 'Reading…') : data.searched ? `${count(data.facts.length, 'match', 'matches')}, best first${filtered ? ', filtered' : ''}` : `Newest first${filtered ? ', filtered' : ''}`
@@ -148,12 +150,9 @@ export function FactsView({ agentId }: { agentId: string }) {
     ${fresh && data.facts.length === 0 ? html`<p class="empty">${data.searched ? 'Nothing matches.' : filtered ? 'No fact passes the filters.' : 'This agent has no facts.'}</p>` : null}
     <ul class="fact-list" aria-busy=${shown.loading}>${(data?.facts ?? []).map((f) => html`<${FactItem} key=${f.id} agentId=${agentId} fact=${f} />`)}</ul>
     ${fresh && !data.searched
-      ? html`<${Pager}
-          backLabel="Newer" moreLabel="Older"
-          onBack=${at.before.length === 0 ? undefined : () => setPages({ key, current: at.before[at.before.length - 1], before: at.before.slice(0, -1) })}
-          onMore=${data.next === undefined ? undefined : () => setPages({ key, current: data.next, before: [...at.before, at.current] })} />`
-      : shown.error !== undefined && at.before.length > 0
-        ? html`<${Pager} backLabel="Newer" moreLabel="Older" onBack=${() => setPages({ key, current: at.before[at.before.length - 1], before: at.before.slice(0, -1) })} />`
+      ? html`<${Pager} backLabel="Newer" moreLabel="Older" onBack=${back} onMore=${data.next === undefined ? undefined : () => setPages(pageOn(at, data.next!))} />`
+      : shown.error !== undefined
+        ? html`<${Pager} backLabel="Newer" moreLabel="Older" onBack=${back} />`
         : null}
   </section>`;
 }
