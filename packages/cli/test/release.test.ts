@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { get as httpGet } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { cleanEnv, cleanupAll, daemonsUnder, tempDir, trackPid, untrackPid, waitFor, withTimeout } from '@memoryd/test-support';
 import { watchedPage } from './helpers/browser.js';
-import { findChromium, spawnUi } from './helpers/ui.js';
+import { ask, findChromium, spawnUi } from './helpers/ui.js';
 
 // The installable release (issue 14): `npm run pack`'s tarball installed
 // with `npm install -g --prefix` into a temp prefix, and the three bins run
@@ -65,19 +64,6 @@ before(async () => {
 async function bin(name: string, args: string[]): Promise<string> {
   const { stdout } = await run(installed.bin(name), args, { env: installed.env, cwd: '/', timeout: 30_000 });
   return stdout;
-}
-
-/** GETs `path` from 127.0.0.1:`port` naming `host`; resolves with the status, the content type and the body. */
-function getFrom(port: number, host: string, path: string): Promise<{ status: number; type: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpGet({ host: '127.0.0.1', port, path, headers: { host }, timeout: 10_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${path} got no answer in 10 s`)));
-    req.on('error', reject);
-  });
 }
 
 /** One MCP session with the installed shim over raw stdio: initialize, then `calls`, answers in order. */
@@ -146,9 +132,9 @@ describe('the release tarball, installed with npm install -g --prefix', () => {
     for (const pid of daemonsUnder(installed.runtime)) trackPid(pid);
     for (const [path, type] of [['/', 'text/html'], ['/app.js', 'text/javascript'], ['/app.css', 'text/css']] as const) {
       // To 127.0.0.1 with the page's Host: this machine's resolver may not know names under localhost, which browsers resolve themselves.
-      const r = await getFrom(ui.port, ui.host, path);
+      const r = await ask(ui, { path });
       assert.equal(r.status, 200, path);
-      assert.match(r.type, new RegExp(type));
+      assert.match(String(r.headers['content-type']), new RegExp(type));
       const body = r.body;
       assert.ok(body.length > 300, `${path} is the page's file, not a stub`);
       if (path === '/') assert.match(body, /<script type="module" src="\/app.js">/);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
-import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import { DaemonClient } from '@memoryd/client';
 import { AdminImport, AgentList, DaemonStatus, Limits, MemoryAdd } from '@memoryd/protocol';
 import { cleanEnv, cleanupAll, type DaemonHandle, MEMORYCTL_BIN, makeUlid, startDaemon, tempDir, trackCloser, waitFor, withTimeout } from '@memoryd/test-support';
 import { memoryctl } from './helpers/memoryctl.js';
-import { spawnUi, startUi, type UiProcess } from './helpers/ui.js';
+import { ask, spawnUi, startUi, type UiProcess } from './helpers/ui.js';
 
 // The page's security rules (docs/operations.md, "Web page"), each broken
 // on purpose with raw HTTP requests: no token, a wrong or used token, a
@@ -17,51 +17,6 @@ import { spawnUi, startUi, type UiProcess } from './helpers/ui.js';
 // token in a log, a CORS header, a TCP listener in the daemon.
 
 after(cleanupAll);
-
-interface Answer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-interface Ask {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-  body?: string | Buffer;
-  /** Sends the body in pieces without a Content-Length (chunked), as a streaming client would. */
-  chunked?: boolean;
-}
-
-/** Where a request goes: the page server's port, and the Host it names unless the request says another. */
-interface Target {
-  port: number;
-  host: string;
-}
-
-/** One raw HTTP request to the page's port on 127.0.0.1 (or `ip`): any Host, any header, bounded. */
-function ask({ port, host }: Target, { method = 'GET', path = '/', headers = {}, body, chunked = false }: Ask, ip = '127.0.0.1'): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: ip, port, method, path, headers: { host, ...headers }, timeout: 20_000 }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`${method} ${path} got no answer in 20 s`)));
-    // The server may answer (413) and close before the whole body is sent; but an answer must come.
-    const bound = setTimeout(() => reject(new Error(`${method} ${path} got no answer in 30 s`)), 30_000);
-    req.on('close', () => clearTimeout(bound));
-    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
-    if (body !== undefined && chunked) {
-      const buf = Buffer.isBuffer(body) ? body : Buffer.from(body);
-      for (let at = 0; at < buf.length; at += 1 << 20) req.write(buf.subarray(at, at + (1 << 20)));
-    } else if (body !== undefined) {
-      req.setHeader('content-length', Buffer.byteLength(body));
-      req.write(body);
-    }
-    req.end();
-  });
-}
 
 /** Swaps a page server's printed token for its session token, as the page does. */
 async function openSession(ui: UiProcess): Promise<string> {

@@ -1,6 +1,7 @@
 // `memoryctl ui` for tests: the page's server as a child process on a test
 // daemon's socket, the address it printed, and a Chromium to open it in.
 import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http';
 import { cleanEnv, MEMORYCTL_BIN, trackPid, untrackPid, waitFor, withTimeout } from '@memoryd/test-support';
 
 /** A running `memoryctl ui`. */
@@ -54,6 +55,61 @@ export async function spawnUi(argv: string[], options: { env: Record<string, str
       return code;
     },
   };
+}
+
+/* ------------------------------------------------ raw HTTP to the page */
+
+/** A raw HTTP answer. */
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A raw HTTP request, all of it optional. */
+export interface Ask {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+  /** Sends the body in pieces without a Content-Length (chunked), as a streaming client would. */
+  chunked?: boolean;
+}
+
+/** Where a request goes: the page server's port, and the Host it names unless the request says another. */
+export interface Target {
+  port: number;
+  host: string;
+}
+
+/** One raw HTTP request to the page's port on 127.0.0.1 (or `ip`): any Host, any header, bounded. */
+export function ask({ port, host }: Target, { method = 'GET', path = '/', headers = {}, body, chunked = false }: Ask, ip = '127.0.0.1'): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    // The server may answer (413) and close before the whole body is sent; but an answer must come.
+    const bound = setTimeout(() => reject(new Error(`${method} ${path} got no answer in 30 s`)), 30_000);
+    const req = httpRequest({ host: ip, port, method, path, headers: { host, ...headers }, timeout: 20_000 }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => {
+        clearTimeout(bound);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text });
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${method} ${path} got no answer in 20 s`)));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE' || err.code === 'ECONNRESET') return;
+      clearTimeout(bound);
+      reject(err);
+    });
+    if (body !== undefined && chunked) {
+      const buf = Buffer.isBuffer(body) ? body : Buffer.from(body);
+      for (let at = 0; at < buf.length; at += 1 << 20) req.write(buf.subarray(at, at + (1 << 20)));
+    } else if (body !== undefined) {
+      req.setHeader('content-length', Buffer.byteLength(body));
+      req.write(body);
+    }
+    req.end();
+  });
 }
 
 /** Debian's Chromium or another on the PATH (MEMORYD_CHROMIUM names one), or undefined. */
