@@ -6,12 +6,12 @@ import { AdminImport, Limits } from '@memoryd/protocol';
 import { EXPORT_FORMAT, EXPORT_VERSION } from './export-file.js';
 import { fileProblem } from './file-problem.js';
 
-/** A line the import did not take, with why. */
 /** The input is not an export file (its first line, or nothing at all): nothing was imported. */
 export class NotAnExport extends Error {
   override name = 'NotAnExport';
 }
 
+/** A line the import did not take, with why. */
 export interface Rejection {
   /** 1-based line number in the file. */
   line: number;

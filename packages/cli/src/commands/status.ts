@@ -14,9 +14,10 @@ export const status: Command = {
   help: `Usage: memoryctl status
 
 Prints the running daemon's version, pid, uptime, socket, data dir, store
-backend (level or postgres), open connections, counts of facts, checkpoints and agents, and health ("ok", or
-"read-only: CAUSE" while writes are refused after a failed one); with an
-embedder, its model, the facts still to embed and its last error.
+backend (level or postgres), open connections, counts of facts,
+checkpoints and agents, and health ("ok", or "read-only: CAUSE" while
+writes are refused after a failed one); with an embedder, its model, the
+facts still to embed and its last error.
 `,
   async run(ctx) {
     if (commandArgs(ctx.argv, {}, []).help) {
